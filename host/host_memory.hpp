@@ -1,0 +1,40 @@
+#pragma once
+// Host DRAM as the controller's DMA sees it, for one controller: the admin SQ, the admin CQ, the
+// Identify buffer, and the MSI-X doorbell (a write there raises the interrupt).
+#include <array>
+#include <cstdint>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+namespace nvmesim {
+
+/// Fixed layout of the per-controller host memory the probe uses (bus addresses).
+namespace hostmem {
+inline constexpr uint64_t kAdminSq = 0x1000;   ///< 64 entries of 64 bytes
+inline constexpr uint64_t kAdminCq = 0x2000;   ///< 64 entries of 16 bytes
+inline constexpr uint64_t kIdentify = 0x3000;  ///< 4 KiB Identify Controller buffer
+inline constexpr uint64_t kSize = 0x4000;
+inline constexpr uint32_t kAdminQueueDepth = 32;  ///< NVME_AQ_DEPTH in Linux
+}  // namespace hostmem
+
+class host_memory : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<host_memory> target;
+  /// Notified (with the write's annotated delay) when an MSI-X message arrives.
+  sc_core::sc_event irq;
+
+  explicit host_memory(sc_core::sc_module_name name);
+  uint8_t* at(uint64_t addr) { return bytes_.data() + addr; }
+  void clear() { bytes_.fill(0); }
+  /// Absolute time (ps) the last MSI-X message arrived.
+  int64_t last_irq_ps() const { return last_irq_ps_; }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  std::array<uint8_t, hostmem::kSize> bytes_{};
+  int64_t last_irq_ps_ = 0;
+};
+
+}  // namespace nvmesim

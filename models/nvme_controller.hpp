@@ -1,0 +1,111 @@
+#pragma once
+// The NVMe controller model (DESIGN section 4): BAR0 registers behind a TLM-2.0 target socket,
+// the enable/disable/shutdown state machine with latencies drawn per trial, and the admin queue
+// (SQE fetch by DMA, per-opcode processing, CQE post, MSI-X), all on the controller clock.
+//
+// Cycle accuracy without a clock process: every controller-side change happens on a rising edge,
+// computed as the first edge at or after its due time. The state is evaluated lazily at the
+// (annotated) time of each access, so a controller that takes 128 s to become ready costs what
+// the host's polls cost, not 64 billion clock cycles. Only admin completions, which the
+// controller must push to the host, are scheduled as SystemC events.
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "models/controller_params.hpp"
+#include "models/nvme_regs.hpp"
+#include "models/recorder.hpp"
+#include "models/rng.hpp"
+
+namespace nvmesim {
+
+/// The controller's state machine (DESIGN section 4). CSTS is a function of the state.
+enum class ControllerState : uint8_t {
+  disabled,             ///< EN=0, RDY=0
+  enabling,             ///< EN=1, RDY=0 until the enable latency has passed
+  ready,                ///< EN=1, RDY=1
+  resetting,            ///< EN=0, RDY=1 until the disable latency has passed
+  shutdown_processing,  ///< SHN written, SHST=01
+  shutdown_complete,    ///< SHST=10
+  fatal,                ///< CFS=1
+  removed,              ///< the function is gone: every read returns all ones
+};
+const char* to_string(ControllerState s);
+
+/// Fixed host-memory address of the MSI-X message (the x86 local APIC window); the host's memory
+/// model raises the interrupt on a write there.
+inline constexpr uint64_t kMsixAddress = 0xFEE00000ull;
+
+class nvme_controller : public sc_core::sc_module {
+ public:
+  /// BAR0: 32- and 64-bit register reads and writes, doorbells.
+  tlm_utils::simple_target_socket<nvme_controller> bar0;
+  /// Bus master: SQE fetch, CQE and data writes, MSI-X writes, to host memory.
+  tlm_utils::simple_initiator_socket<nvme_controller> dma;
+
+  SC_HAS_PROCESS(nvme_controller);
+  /// `index` is the N of nvmeN; its streams are named "nvmeN/...".
+  nvme_controller(sc_core::sc_module_name name, int index);
+
+  /// Resets the controller to the handoff state of `params` for trial `trial` of a run with
+  /// scenario seed `seed`. Trial time 0 is now. `params` and `recorder` must outlive the trial.
+  void begin_trial(const ControllerParams* params, uint64_t seed, uint64_t trial, Recorder* recorder);
+
+  /// The state as of absolute time `t_ps` (for tests and tracing).
+  ControllerState state_at(int64_t t_ps);
+
+ private:
+  struct Pending {
+    bool active = false;
+    ControllerState to = ControllerState::disabled;
+    int64_t due_ps = 0;
+  };
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  int64_t edge_at_or_after(int64_t t_ps) const;
+  void advance(int64_t t_ps);
+  void enter(ControllerState s, int64_t t_ps);
+  void schedule(ControllerState to, int64_t due_ps);
+  uint32_t csts_value() const;
+  uint64_t read_register(uint32_t offset, uint32_t len);
+  void write_register(uint32_t offset, uint64_t value, int64_t t_ps);
+  void write_cc(uint32_t value, int64_t t_ps);
+  void ring_sq_doorbell(uint32_t tail, int64_t t_ps);
+  void start_next_command(int64_t t_ps);
+  void complete_command();  // SC_METHOD on admin_done_
+  void warn(int64_t t_ps, std::string text);
+  int64_t rel(int64_t abs_ps) const { return abs_ps - t0_ps_; }
+
+  const int index_;
+  const ControllerParams* p_ = nullptr;
+  Recorder* rec_ = nullptr;
+  int64_t t0_ps_ = 0;
+  int64_t last_write_effect_ps_ = 0;  // reads are sampled after earlier writes took effect
+  uint64_t h_enable_, h_disable_, h_shutdown_, h_identify_, h_set_features_, h_create_queue_;
+  Stream s_enable_, s_disable_, s_shutdown_, s_identify_, s_set_features_, s_create_queue_;
+
+  // Registers and state.
+  ControllerState state_ = ControllerState::disabled;
+  Pending pending_;
+  uint32_t cc_ = 0;
+  uint32_t aqa_ = 0;
+  uint64_t asq_ = 0, acq_ = 0;
+  uint32_t intms_ = 0;
+
+  // Admin queue.
+  uint32_t sq_tail_ = 0, sq_head_ = 0, cq_tail_ = 0;
+  bool cq_phase_ = true;
+  bool busy_ = false;
+  uint8_t cur_opcode_ = 0;
+  uint16_t cur_cid_ = 0;
+  uint32_t cur_dw0_ = 0;
+  int64_t cur_start_ps_ = 0;
+  sc_core::sc_event admin_done_;
+  uint32_t io_queues_requested_ = 0;
+};
+
+}  // namespace nvmesim

@@ -1,0 +1,175 @@
+#include "sim/output.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <unistd.h>
+
+namespace nvmesim {
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  const size_t slash = path_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
+  if (base.empty()) throw IoError(path_ + ": not a file name");
+  tmp_ = (slash == std::string::npos ? "" : dir) + "." + base + ".tmp." + std::to_string(::getpid());
+  f_ = std::fopen(tmp_.c_str(), "wb");
+  if (!f_) throw IoError(path_ + ": cannot create (" + std::strerror(errno) + ")");
+  static thread_local char buffer[1 << 16];
+  std::setvbuf(f_, buffer, _IOFBF, sizeof buffer);
+}
+
+AtomicFile::~AtomicFile() {
+  if (f_) {
+    std::fclose(f_);
+    std::remove(tmp_.c_str());
+  }
+}
+
+void AtomicFile::write(const char* data, size_t n) {
+  if (!failed_ && std::fwrite(data, 1, n, f_) != n) failed_ = true;
+}
+
+void AtomicFile::commit() {
+  const bool ok = !failed_ && std::fflush(f_) == 0 && ::fsync(::fileno(f_)) == 0 && !std::ferror(f_);
+  const int err = errno;
+  const bool closed = std::fclose(f_) == 0;
+  f_ = nullptr;
+  if (!ok || !closed) {
+    std::remove(tmp_.c_str());
+    throw IoError(path_ + ": write failed (" + std::strerror(err ? err : EIO) + ")");
+  }
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp_.c_str());
+    throw IoError(path_ + ": cannot rename into place (" + std::strerror(e) + ")");
+  }
+}
+
+void append_json_string(std::string& out, const std::string& s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+std::string dmesg_prefix(double probe_start_s, int64_t t_ps) {
+  const int64_t ns = std::llround(probe_start_s * 1e9) + t_ps / 1000;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "[%5lld.%06lld] ", static_cast<long long>(ns / 1000000000),
+                static_cast<long long>((ns % 1000000000) / 1000));
+  return buf;
+}
+
+namespace {
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  const int n = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  out.append(buf, static_cast<size_t>(n));
+}
+void append_hex(std::string& out, uint64_t v) {
+  char buf[24];
+  const int n = std::snprintf(buf, sizeof buf, "\"0x%llx\"", static_cast<unsigned long long>(v));
+  out.append(buf, static_cast<size_t>(n));
+}
+}  // namespace
+
+void append_trial_json(std::string& out, const TrialRequest& req, const TrialResult& res,
+                       double probe_start_s, bool events, const std::string* variant_name) {
+  out += '{';
+  if (variant_name) {
+    out += "\"record\":\"trial\",\"variant\":";
+    append_json_string(out, *variant_name);
+    out += ',';
+  }
+  out += "\"trial\":";
+  append_int(out, static_cast<int64_t>(req.trial));
+  out += ",\"status\":\"";
+  out += to_string(res.status);
+  out += "\",\"probe_ns\":";
+  append_int(out, res.probe_ps / 1000);
+  out += ",\"critical_path_ns\":";
+  append_int(out, res.critical_path_ps / 1000);
+  out += ",\"phases\":[";
+  bool first = true;
+  for (const Phase& p : res.recorder->phases()) {
+    if (!first) out += ',';
+    first = false;
+    out += "{\"name\":\"";
+    out += p.name;
+    out += "\",\"ctrl\":";
+    append_int(out, p.ctrl);
+    out += ",\"start_ns\":";
+    append_int(out, p.start_ps / 1000);
+    out += ",\"end_ns\":";
+    append_int(out, p.end_ps / 1000);
+    out += ",\"polls\":";
+    append_int(out, p.polls);
+    out += ",\"sleeps\":";
+    append_int(out, p.sleeps);
+    out += '}';
+  }
+  out += ']';
+  if (events && res.recorder->detailed()) {
+    out += ",\"events\":[";
+    first = true;
+    for (const Event& e : res.recorder->events()) {
+      if (!first) out += ',';
+      first = false;
+      out += "{\"t_ns\":";
+      append_int(out, e.t_ps / 1000);
+      if (e.dur_ps >= 0) {
+        out += ",\"dur_ns\":";
+        append_int(out, e.dur_ps / 1000);
+      }
+      out += ",\"ctrl\":";
+      append_int(out, e.ctrl);
+      out += ",\"src\":\"";
+      out += to_string(e.src);
+      out += "\",\"kind\":\"";
+      out += to_string(e.kind);
+      out += '"';
+      if (e.reg) {
+        out += ",\"reg\":\"";
+        out += e.reg;
+        out += '"';
+      }
+      if (e.has_value) {
+        out += ",\"value\":";
+        append_hex(out, e.value);
+      }
+      if (!e.detail.empty()) {
+        out += ",\"detail\":";
+        append_json_string(out, e.detail);
+      }
+      out += '}';
+    }
+    out += "],\"dmesg\":[";
+    first = true;
+    for (const Event& e : res.recorder->events()) {
+      if (e.kind != EventKind::message) continue;
+      if (!first) out += ',';
+      first = false;
+      append_json_string(out, dmesg_prefix(probe_start_s, e.t_ps) + e.detail);
+    }
+    out += ']';
+  }
+  out += '}';
+}
+
+}  // namespace nvmesim

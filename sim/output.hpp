@@ -1,0 +1,52 @@
+#pragma once
+// Output files (DESIGN section 8): atomic writes, the timeline trial records (JSON and JSON
+// Lines), and dmesg lines in the kernel's format.
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "sim/system.hpp"
+
+namespace nvmesim {
+
+/// An output could not be written (exit status 3).
+class IoError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A file written to a temporary name in the target's folder and renamed into place by commit(),
+/// so that a reader never sees half a file. Destroying it uncommitted removes the temporary.
+class AtomicFile {
+ public:
+  /// Throws IoError when the folder is missing or not writable.
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  void write(const std::string& s) { write(s.data(), s.size()); }
+  void write(const char* data, size_t n);
+  /// Flushes, syncs and renames. Throws IoError (disk full, ...) and removes the temporary.
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_, tmp_;
+  std::FILE* f_ = nullptr;
+  bool failed_ = false;
+};
+
+/// Appends `s` as a JSON string literal (quoted, escaped) to `out`.
+void append_json_string(std::string& out, const std::string& s);
+
+/// Appends one trial as a JSON object. With `events`, the events and dmesg lines of a detailed
+/// trial are included. With `variant_name` (JSON Lines), the record names its variant.
+void append_trial_json(std::string& out, const TrialRequest& req, const TrialResult& res,
+                       double probe_start_s, bool events, const std::string* variant_name);
+
+/// "[    0.543457] " for a line printed `t_ps` after driver init, with driver init at
+/// `probe_start_s` seconds of the kernel's clock (boot.probe_start_s). printk's "[%5lu.%06lu] ".
+std::string dmesg_prefix(double probe_start_s, int64_t t_ps);
+
+}  // namespace nvmesim

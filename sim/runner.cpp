@@ -1,0 +1,295 @@
+#include "sim/runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <unistd.h>
+
+#include "sim/output.hpp"
+#include "sim/version.hpp"
+
+namespace nvmesim {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+struct CountStats {
+  uint64_t min = UINT64_MAX, max = 0, sum = 0, n = 0;
+  void add(uint64_t v) {
+    min = std::min(min, v);
+    max = std::max(max, v);
+    sum += v;
+    ++n;
+  }
+  ojson json() const {
+    ojson j;
+    j["min"] = n ? min : 0;
+    j["max"] = max;
+    j["mean"] = n ? round6(static_cast<double>(sum) / static_cast<double>(n)) : 0.0;
+    return j;
+  }
+};
+
+struct VariantAccumulator {
+  std::vector<int64_t> probe_ps, critical_ps;
+  std::vector<uint8_t> status;
+  uint64_t counts[4] = {0, 0, 0, 0};
+  std::map<std::string, std::pair<CountStats, CountStats>> phases;  // name -> (polls, sleeps)
+};
+
+ojson tool_json() {
+  ojson t;
+  t["name"] = "nvmesim";
+  t["version"] = kVersion;
+  return t;
+}
+
+ojson summary_json(const VariantReport& r) {
+  ojson s;
+  ojson st;
+  for (int i = 0; i < 4; ++i) st[to_string(static_cast<ProbeStatus>(i))] = r.status_counts[i];
+  s["trials"] = r.probe_ms.count;
+  s["status"] = st;
+  s["probe_ms"] = to_json(r.probe_ms);
+  s["critical_path_ms"] = to_json(r.critical_path_ms);
+  s["phases"] = r.phases;
+  return s;
+}
+
+ojson paired_json(const PairedReport& p) {
+  ojson j;
+  j["variant"] = p.variant;
+  j["baseline"] = p.baseline;
+  j["delta_ms"] = to_json(p.delta_ms);
+  return j;
+}
+
+class Progress {
+ public:
+  Progress(bool enabled, uint64_t total) : enabled_(enabled && ::isatty(2)), total_(total) {
+    start_ = std::chrono::steady_clock::now();
+  }
+  void update(uint64_t done, const std::string& what) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (elapsed < 1.0 || now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    shown_ = true;
+    const double rate = static_cast<double>(done) / elapsed;
+    const double left = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
+    const int width = 30;
+    const int filled = static_cast<int>(width * static_cast<double>(done) / static_cast<double>(total_));
+    std::fprintf(stderr, "\r[%-*s] %3d%% %llu/%llu trials  %.0f trials/s  %d:%02d left  %-24.24s", width,
+                 std::string(static_cast<size_t>(filled), '#').c_str(),
+                 static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total_)),
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), rate,
+                 static_cast<int>(left) / 60, static_cast<int>(left) % 60, what.c_str());
+  }
+  ~Progress() {
+    if (shown_) std::fprintf(stderr, "\r%*s\r", 110, "");
+  }
+
+ private:
+  bool enabled_;
+  uint64_t total_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+}  // namespace
+
+RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
+  std::unique_ptr<AtomicFile> out;
+  if (!opt.out_path.empty()) out = std::make_unique<AtomicFile>(opt.out_path);
+
+  size_t n_ctrl = 0;
+  for (const auto& v : sc.variants) n_ctrl = std::max(n_ctrl, v.controllers.size());
+  init_systemc();
+  nvme_system system("system", n_ctrl);
+
+  std::vector<VariantAccumulator> acc(sc.variants.size());
+  for (auto& a : acc) {
+    a.probe_ps.reserve(sc.trials);
+    a.critical_ps.reserve(sc.trials);
+    a.status.reserve(sc.trials);
+  }
+  std::string buf;
+  buf.reserve(1 << 16);
+  const uint64_t total = sc.trials * sc.variants.size();
+  Progress progress(opt.progress && !opt.quiet, total);
+  uint64_t done = 0;
+
+  if (out) {
+    ojson header;
+    if (opt.format == OutputFormat::jsonl) {
+      header["record"] = "header";
+      header["schema"] = "nvmesim.trials/1";
+      header["tool"] = tool_json();
+      header["scenario"] = sc.resolved;
+      out->write(header.dump() + "\n");
+    } else {
+      header["schema"] = "nvmesim.timeline/1";
+      header["tool"] = tool_json();
+      header["scenario"] = sc.resolved;
+      std::string h = header.dump();
+      h.pop_back();  // reopen the object
+      out->write(h + ",\"variants\":[");
+    }
+  }
+
+  size_t v_index = 0;
+  uint64_t k = 0;
+  system.next_trial = [&](TrialRequest& req) {
+    if (v_index >= sc.variants.size()) return false;
+    if (k >= sc.trials) {
+      ++v_index;
+      k = 0;
+      if (v_index >= sc.variants.size()) return false;
+    }
+    req.variant = &sc.variants[v_index];
+    req.variant_index = v_index;
+    req.seed = sc.seed;
+    req.trial = k;
+    req.detailed = out && opt.format == OutputFormat::json && k < opt.detail_trials;
+    ++k;
+    return true;
+  };
+  RunReport report;
+  // Summarises variant i once its last trial is in (and closes its object in the JSON timeline).
+  auto finish_variant = [&](size_t i) {
+    VariantAccumulator& a = acc[i];
+    VariantReport r;
+    r.name = sc.variants[i].name;
+    std::copy(std::begin(a.counts), std::end(a.counts), std::begin(r.status_counts));
+    std::vector<double> v;
+    v.reserve(a.probe_ps.size());
+    for (int64_t p : a.probe_ps) v.push_back(static_cast<double>(p) / 1e9);
+    r.probe_ms = summarize(v);
+    v.clear();
+    for (int64_t p : a.critical_ps) v.push_back(static_cast<double>(p) / 1e9);
+    r.critical_path_ms = summarize(v);
+    r.phases = ojson::object();
+    for (const char* name : {"pre_probe", "disable", "enable", "admin"}) {
+      auto it = a.phases.find(name);
+      if (it == a.phases.end()) continue;
+      r.phases[name]["polls"] = it->second.first.json();
+      r.phases[name]["sleeps"] = it->second.second.json();
+    }
+    a.critical_ps = std::vector<int64_t>();  // only probe times and statuses are needed for pairing
+    if (out && opt.format == OutputFormat::json)
+      out->write("],\"summary\":" + summary_json(r).dump() + "}" + (i + 1 < sc.variants.size() ? "," : ""));
+    report.variants.push_back(std::move(r));
+  };
+  system.trial_done = [&](const TrialRequest& req, const TrialResult& res) {
+    VariantAccumulator& a = acc[req.variant_index];
+    a.probe_ps.push_back(res.probe_ps);
+    a.critical_ps.push_back(res.critical_path_ps);
+    a.status.push_back(static_cast<uint8_t>(res.status));
+    ++a.counts[static_cast<int>(res.status)];
+    for (const Phase& p : res.recorder->phases()) {
+      auto& ps = a.phases[p.name];
+      ps.first.add(p.polls);
+      ps.second.add(p.sleeps);
+    }
+    if (out) {
+      buf.clear();
+      if (opt.format == OutputFormat::jsonl) {
+        append_trial_json(buf, req, res, sc.probe_start_s, false, &req.variant->name);
+        buf += '\n';
+      } else {
+        if (req.trial == 0) {
+          buf += "{\"name\":";
+          append_json_string(buf, req.variant->name);
+          buf += ",\"trials\":[";
+        } else {
+          buf += ',';
+        }
+        append_trial_json(buf, req, res, sc.probe_start_s, true, nullptr);
+      }
+      out->write(buf);
+    }
+    if (req.trial + 1 == sc.trials) finish_variant(req.variant_index);
+    progress.update(++done, req.variant->name);
+  };
+
+  sc_core::sc_start();
+  if (!system.error().empty()) throw InputError(sc.source + ": trial stopped: " + system.error());
+
+  for (size_t i = 1; i < sc.variants.size(); ++i) {
+    PairedReport p;
+    p.variant = sc.variants[i].name;
+    p.baseline = sc.variants[0].name;
+    std::vector<double> d;
+    for (size_t t = 0; t < acc[i].probe_ps.size(); ++t)
+      if (acc[i].status[t] == 0 && acc[0].status[t] == 0)
+        d.push_back(static_cast<double>(acc[i].probe_ps[t] - acc[0].probe_ps[t]) / 1e9);
+    p.delta_ms = summarize(d);
+    report.paired.push_back(std::move(p));
+  }
+
+  if (out) {
+    ojson paired = ojson::array();
+    for (const auto& p : report.paired) paired.push_back(paired_json(p));
+    if (opt.format == OutputFormat::jsonl) {
+      ojson s;
+      s["record"] = "summary";
+      ojson variants = ojson::array();
+      for (const auto& r : report.variants) {
+        ojson v;
+        v["name"] = r.name;
+        v["summary"] = summary_json(r);
+        variants.push_back(v);
+      }
+      s["variants"] = variants;
+      s["paired"] = paired;
+      out->write(s.dump() + "\n");
+    } else {
+      out->write("],\"paired\":" + paired.dump() + "}\n");
+    }
+    out->commit();
+  }
+  return report;
+}
+
+void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
+  os << "nvmesim " << kVersion << ": " << (sc.name.empty() ? sc.source : sc.name) << ", " << sc.trials
+     << " trial" << (sc.trials == 1 ? "" : "s") << " per variant, seed " << sc.seed << "\n\n";
+  size_t w = 8;
+  for (const auto& v : rep.variants) w = std::max(w, v.name.size());
+  char line[512];
+  std::snprintf(line, sizeof line, "%-*s %8s %8s %10s %10s %10s %10s %8s %8s\n", static_cast<int>(w), "variant", "ok",
+                "failed", "probe p50", "p90", "p99", "mean", "sleeps", "polls");
+  os << line;
+  for (const auto& v : rep.variants) {
+    const uint64_t failed = v.status_counts[1] + v.status_counts[2] + v.status_counts[3];
+    double sleeps = 0, polls = 0;
+    for (const char* ph : {"disable", "enable"}) {
+      if (v.phases.contains(ph)) {
+        sleeps += v.phases[ph]["sleeps"]["mean"].get<double>();
+        polls += v.phases[ph]["polls"]["mean"].get<double>();
+      }
+    }
+    std::snprintf(line, sizeof line, "%-*s %8llu %8llu %10.3f %10.3f %10.3f %10.3f %8.2f %8.2f\n", static_cast<int>(w),
+                  v.name.c_str(), static_cast<unsigned long long>(v.status_counts[0]),
+                  static_cast<unsigned long long>(failed), v.probe_ms.p50, v.probe_ms.p90, v.probe_ms.p99,
+                  v.probe_ms.mean, sleeps, polls);
+    os << line;
+  }
+  os << "(probe: driver init to the first controller's queues line, ms; sleeps and polls: mean per trial in\n"
+        " the disable and enable waits)\n";
+  for (const auto& p : rep.paired) {
+    std::snprintf(line, sizeof line,
+                  "\npaired delta %s - %s (%zu trials):\n  p50 %+.3f ms, p10 %+.3f, p90 %+.3f, mean %+.3f, min %+.3f, max %+.3f\n",
+                  p.variant.c_str(), p.baseline.c_str(), p.delta_ms.count, p.delta_ms.p50, p.delta_ms.p10,
+                  p.delta_ms.p90, p.delta_ms.mean, p.delta_ms.min, p.delta_ms.max);
+    os << line;
+  }
+}
+
+}  // namespace nvmesim

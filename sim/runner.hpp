@@ -1,0 +1,50 @@
+#pragma once
+// The trial runner: runs every variant of a scenario for its trials in one SystemC elaboration,
+// streams the records to the output, and summarises (DESIGN sections 6 and 8).
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario.hpp"
+#include "sim/stats.hpp"
+
+namespace nvmesim {
+
+enum class OutputFormat { json, jsonl };
+
+struct RunOptions {
+  std::string out_path;            ///< timeline file; empty for none
+  OutputFormat format = OutputFormat::json;
+  uint64_t detail_trials = 10;     ///< trials per variant that keep their full event list (json)
+  bool quiet = false;              ///< no table on stdout
+  bool progress = true;            ///< progress bar on stderr when it is a terminal
+};
+
+/// Per-variant results, for the table and for tests.
+struct VariantReport {
+  std::string name;
+  uint64_t status_counts[4] = {0, 0, 0, 0};  ///< by ProbeStatus
+  Summary probe_ms, critical_path_ms;
+  nlohmann::ordered_json phases;             ///< per phase: polls and sleeps min/max/mean
+};
+struct PairedReport {
+  std::string variant, baseline;
+  Summary delta_ms;                          ///< over trials where both probes succeeded
+};
+struct RunReport {
+  std::vector<VariantReport> variants;
+  std::vector<PairedReport> paired;
+};
+
+/// Runs the scenario. Throws IoError when an output cannot be written (nothing is left behind)
+/// and InputError when a trial exceeds a safety limit. Call at most once per process (SystemC
+/// allows one elaboration).
+RunReport run_scenario(const Scenario& scenario, const RunOptions& options);
+
+/// Prints the readable table of a report.
+void print_table(std::ostream& os, const Scenario& scenario, const RunReport& report);
+
+}  // namespace nvmesim

@@ -1,0 +1,626 @@
+#include "sim/scenario.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "sim/duration.hpp"
+
+namespace nvmesim {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+std::string pointer_text(const std::string& ptr) { return ptr.empty() ? "/" : ptr; }
+
+std::string escape_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+const char* type_name(const ojson& j) {
+  switch (j.type()) {
+    case ojson::value_t::null: return "null";
+    case ojson::value_t::object: return "an object";
+    case ojson::value_t::array: return "an array";
+    case ojson::value_t::string: return "a string";
+    case ojson::value_t::boolean: return "a boolean";
+    case ojson::value_t::number_integer:
+    case ojson::value_t::number_unsigned: return "an integer";
+    case ojson::value_t::number_float: return "a number";
+    default: return "a value";
+  }
+}
+
+/// A JSON value with its place in a file, for reading with errors that name both.
+class Node {
+ public:
+  Node(const ojson& j, std::string source, std::string ptr)
+      : j_(j), source_(std::move(source)), ptr_(std::move(ptr)) {}
+
+  [[noreturn]] void fail(const std::string& msg) const {
+    throw InputError(source_ + ": " + pointer_text(ptr_) + ": " + msg);
+  }
+  const ojson& json() const { return j_; }
+  const std::string& ptr() const { return ptr_; }
+
+  bool has(const char* key) const { return j_.is_object() && j_.contains(key); }
+  Node at(const char* key) const { return Node(j_.at(key), source_, ptr_ + "/" + escape_token(key)); }
+  Node at(size_t i) const { return Node(j_.at(i), source_, ptr_ + "/" + std::to_string(i)); }
+
+  void require_object(const std::vector<std::string>& allowed) const {
+    if (!j_.is_object()) fail(std::string("must be an object, not ") + type_name(j_));
+    for (const auto& [key, value] : j_.items()) {
+      (void)value;
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      std::string msg = "unknown key \"" + key + "\"";
+      const std::string near = did_you_mean(key, allowed);
+      if (!near.empty()) msg += "; did you mean \"" + near + "\"?";
+      msg += " Allowed keys: ";
+      for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + allowed[i];
+      Node(value, source_, ptr_ + "/" + escape_token(key)).fail(msg);
+    }
+  }
+  const ojson& array() const {
+    if (!j_.is_array()) fail(std::string("must be an array, not ") + type_name(j_));
+    return j_;
+  }
+  std::string str() const {
+    if (!j_.is_string()) fail(std::string("must be a string, not ") + type_name(j_));
+    return j_.get<std::string>();
+  }
+  bool boolean() const {
+    if (!j_.is_boolean()) fail(std::string("must be true or false, not ") + type_name(j_));
+    return j_.get<bool>();
+  }
+  int64_t integer(int64_t lo, int64_t hi) const {
+    if (!j_.is_number_integer())
+      fail(std::string("must be an integer from ") + std::to_string(lo) + " to " + std::to_string(hi) +
+           ", not " + type_name(j_));
+    if (j_.is_number_unsigned() && j_.get<uint64_t>() > static_cast<uint64_t>(hi))
+      fail("must be at most " + std::to_string(hi));
+    const int64_t v = j_.get<int64_t>();
+    if (v < lo || v > hi) fail("must be from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                               ", not " + std::to_string(v));
+    return v;
+  }
+  double number(double lo, double hi) const {
+    if (!j_.is_number()) fail(std::string("must be a number, not ") + type_name(j_));
+    const double v = j_.get<double>();
+    if (!std::isfinite(v) || v < lo || v > hi) {
+      std::ostringstream o;
+      o << "must be a number from " << lo << " to " << hi;
+      fail(o.str());
+    }
+    return v;
+  }
+  int64_t duration_ps() const {
+    if (!j_.is_string())
+      fail(std::string("must be a duration string with a unit such as \"100ms\", not ") + type_name(j_));
+    try {
+      return parse_duration_ps(j_.get<std::string>());
+    } catch (const ParseError& e) {
+      fail(e.what());
+    }
+  }
+  template <class T>
+  T choice(const std::vector<std::pair<std::string, T>>& options) const {
+    const std::string s = str();
+    std::vector<std::string> names;
+    for (const auto& [name, value] : options) {
+      if (name == s) return value;
+      names.push_back(name);
+    }
+    std::string msg = "\"" + s + "\" is not allowed; allowed: ";
+    for (size_t i = 0; i < names.size(); ++i) msg += (i ? ", " : "") + ("\"" + names[i] + "\"");
+    fail(msg);
+  }
+
+ private:
+  const ojson& j_;
+  std::string source_;
+  std::string ptr_;
+};
+
+// ---- distributions ---------------------------------------------------------------------------
+
+Distribution read_distribution(const Node& n);
+
+Distribution read_distribution_object(const Node& n) {
+  if (!n.json().is_object())
+    n.fail(std::string("must be a duration string (\"1ms\") or a distribution object {\"dist\": ...}, not ") +
+           type_name(n.json()));
+  if (!n.has("dist"))
+    n.fail("a distribution object needs \"dist\": one of fixed, uniform, normal, lognormal, exponential, "
+           "empirical, quantiles, mixture");
+  const std::string kind = n.at("dist").str();
+  try {
+    if (kind == "fixed") {
+      n.require_object({"dist", "value"});
+      return Distribution::fixed(n.at("value").duration_ps());
+    }
+    if (kind == "uniform") {
+      n.require_object({"dist", "min", "max"});
+      const int64_t lo = n.at("min").duration_ps(), hi = n.at("max").duration_ps();
+      if (lo > hi) n.at("min").fail("uniform min must be <= max");
+      return Distribution::uniform(lo, hi);
+    }
+    if (kind == "normal") {
+      n.require_object({"dist", "mean", "sd", "min", "max"});
+      const double lo = n.has("min") ? static_cast<double>(n.at("min").duration_ps()) : 0.0;
+      const double hi = n.has("max") ? static_cast<double>(n.at("max").duration_ps()) : 1e300;
+      return Distribution::normal(static_cast<double>(n.at("mean").duration_ps()),
+                                  static_cast<double>(n.at("sd").duration_ps()), lo, hi);
+    }
+    if (kind == "lognormal") {
+      n.require_object({"dist", "median", "mu_ln_s", "sigma"});
+      if (!n.has("sigma")) n.fail("lognormal needs \"sigma\" (the sd of ln(value), a number >= 0)");
+      const double sigma = n.at("sigma").number(0, 20);
+      if (n.has("median") == n.has("mu_ln_s"))
+        n.fail("lognormal needs exactly one of \"median\" (a duration) or \"mu_ln_s\" (ln of the median in seconds)");
+      double median_ps;
+      if (n.has("median")) {
+        median_ps = static_cast<double>(n.at("median").duration_ps());
+      } else {
+        median_ps = std::exp(n.at("mu_ln_s").number(-60, 14)) * 1e12;
+      }
+      return Distribution::lognormal(median_ps, sigma);
+    }
+    if (kind == "exponential") {
+      n.require_object({"dist", "mean", "offset"});
+      return Distribution::exponential(static_cast<double>(n.at("mean").duration_ps()),
+                                       n.has("offset") ? n.at("offset").duration_ps() : 0);
+    }
+    if (kind == "empirical") {
+      n.require_object({"dist", "samples"});
+      if (!n.has("samples")) n.fail("empirical needs \"samples\": a list of durations");
+      const Node s = n.at("samples");
+      std::vector<int64_t> v;
+      for (size_t i = 0; i < s.array().size(); ++i) v.push_back(s.at(i).duration_ps());
+      if (v.empty()) s.fail("empirical needs at least one sample");
+      return Distribution::empirical(std::move(v));
+    }
+    if (kind == "quantiles") {
+      n.require_object({"dist", "points"});
+      if (!n.has("points")) n.fail("quantiles needs \"points\": [[p, duration], ...] with p from 0 to 1");
+      const Node pts = n.at("points");
+      std::vector<std::pair<double, int64_t>> v;
+      for (size_t i = 0; i < pts.array().size(); ++i) {
+        const Node pt = pts.at(i);
+        if (!pt.json().is_array() || pt.json().size() != 2) pt.fail("each point is [p, duration]");
+        v.emplace_back(pt.at(size_t{0}).number(0, 1), pt.at(size_t{1}).duration_ps());
+      }
+      return Distribution::quantiles(std::move(v));
+    }
+    if (kind == "mixture") {
+      n.require_object({"dist", "components"});
+      if (!n.has("components")) n.fail("mixture needs \"components\": [{\"weight\": w, \"latency\": ...}]");
+      const Node cs = n.at("components");
+      std::vector<std::pair<double, Distribution>> v;
+      for (size_t i = 0; i < cs.array().size(); ++i) {
+        const Node c = cs.at(i);
+        c.require_object({"weight", "latency"});
+        if (!c.has("weight") || !c.has("latency")) c.fail("a component needs \"weight\" and \"latency\"");
+        const double w = c.at("weight").number(0, 1e12);
+        if (w <= 0) c.at("weight").fail("weights must be > 0");
+        v.emplace_back(w, read_distribution(c.at("latency")));
+      }
+      return Distribution::mixture(std::move(v));
+    }
+  } catch (const std::invalid_argument& e) {
+    n.fail(e.what());
+  }
+  n.at("dist").fail("\"" + kind + "\" is not a distribution; allowed: fixed, uniform, normal, lognormal, "
+                    "exponential, empirical, quantiles, mixture");
+}
+
+Distribution read_distribution(const Node& n) {
+  if (n.json().is_string()) return Distribution::fixed(n.duration_ps());
+  return read_distribution_object(n);
+}
+
+// ---- sections --------------------------------------------------------------------------------
+
+uint8_t hex_nibble_or_fail(const Node& n, char c) {
+  if (c >= '0' && c <= '9') return static_cast<uint8_t>(c - '0');
+  if (c >= 'a' && c <= 'f') return static_cast<uint8_t>(c - 'a' + 10);
+  if (c >= 'A' && c <= 'F') return static_cast<uint8_t>(c - 'A' + 10);
+  n.fail("must be a hex string such as \"0x1d0f\"");
+}
+
+std::string read_pci_id(const Node& n) {
+  const std::string s = n.str();
+  if (s.size() != 9 || s[4] != ':') n.fail("must be \"vendor:device\" in hex, e.g. \"1d0f:8061\"");
+  for (size_t i = 0; i < s.size(); ++i)
+    if (i != 4) hex_nibble_or_fail(n, s[i]);
+  std::string lower = s;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower;
+}
+
+HostParams read_host(const Node& n) {
+  HostParams h;
+  std::string kernel = "5.7";
+  if (n.json().is_null()) n.fail("must be an object");
+  n.require_object({"kernel", "hz", "highres", "tick", "wakeup_latency", "background_irq_rate_hz",
+                    "init_to_probe", "driver", "overrides", "cpus", "max_polls_per_wait"});
+  if (n.has("kernel")) {
+    const Node k = n.at("kernel");
+    if (k.json().is_number())
+      k.fail("must be a string such as \"5.7\" (as a JSON number 6.10 would read as 6.1)");
+    kernel = k.str();
+    try {
+      h.kernel = KernelVersion::parse(kernel);
+      h.profile = profile_for(h.kernel);
+    } catch (const std::invalid_argument& e) {
+      k.fail(e.what());
+    }
+  } else {
+    h.kernel = KernelVersion::parse(kernel);
+    h.profile = profile_for(h.kernel);
+  }
+  if (n.has("hz")) {
+    const Node hz = n.at("hz");
+    const int64_t v = hz.integer(1, 10000);
+    if (v != 100 && v != 250 && v != 300 && v != 1000) hz.fail("must be one of 100, 250, 300, 1000 (CONFIG_HZ)");
+    h.timers.hz = static_cast<int>(v);
+  }
+  if (n.has("highres")) h.timers.highres = n.at("highres").boolean();
+  if (n.has("tick"))
+    h.timers.tick = n.at("tick").choice<TickMode>({{"nohz_idle", TickMode::nohz_idle}, {"periodic", TickMode::periodic}});
+  if (n.has("wakeup_latency")) h.wakeup_latency = read_distribution(n.at("wakeup_latency"));
+  if (n.has("background_irq_rate_hz")) h.timers.background_irq_rate_hz = n.at("background_irq_rate_hz").number(0, 1e7);
+  if (n.has("init_to_probe")) h.init_to_probe = read_distribution(n.at("init_to_probe"));
+  if (n.has("driver")) n.at("driver").choice<int>({{"linux", 0}});
+  if (n.has("cpus")) h.cpus = static_cast<uint32_t>(n.at("cpus").integer(1, 65536));
+  if (n.has("max_polls_per_wait")) h.max_polls_per_wait = static_cast<uint64_t>(n.at("max_polls_per_wait").integer(1, 1'000'000'000));
+  if (n.has("overrides")) {
+    const Node o = n.at("overrides");
+    o.require_object({"poll", "shutdown_poll", "deadline", "msleep_extra_jiffy", "csts_in_message", "queues_line"});
+    auto policy = [](const Node& p) {
+      try {
+        return SleepPolicy::parse(p.str());
+      } catch (const std::invalid_argument& e) {
+        p.fail(e.what());
+      }
+    };
+    if (o.has("poll")) h.profile.poll = policy(o.at("poll"));
+    if (o.has("shutdown_poll")) h.profile.shutdown_poll = policy(o.at("shutdown_poll"));
+    if (o.has("deadline"))
+      h.profile.deadline = o.at("deadline").choice<DeadlineForm>(
+          {{"half_jiffies", DeadlineForm::half_jiffies}, {"whole_seconds", DeadlineForm::whole_seconds}});
+    if (o.has("msleep_extra_jiffy")) h.profile.msleep_extra_jiffy = o.at("msleep_extra_jiffy").boolean();
+    if (o.has("csts_in_message")) h.profile.csts_in_message = o.at("csts_in_message").boolean();
+    if (o.has("queues_line")) h.profile.queues_line = o.at("queues_line").boolean();
+  }
+  h.timers.msleep_extra_jiffy = h.profile.msleep_extra_jiffy;
+  h.timers.fsleep_613 = h.profile.fsleep_613;
+  return h;
+}
+
+LinkParams read_link(const Node& n) {
+  LinkParams l;
+  n.require_object({"generation", "width", "one_way"});
+  if (n.has("generation")) l.generation = static_cast<int>(n.at("generation").integer(1, 5));
+  if (n.has("width")) {
+    const Node w = n.at("width");
+    const int64_t v = w.integer(1, 32);
+    if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16 && v != 32) w.fail("must be 1, 2, 4, 8, 16 or 32 lanes");
+    l.width = static_cast<int>(v);
+  }
+  if (n.has("one_way")) l.one_way = read_distribution(n.at("one_way"));
+  return l;
+}
+
+ControllerParams read_controller(const Node& n, uint32_t& count) {
+  ControllerParams c;
+  n.require_object({"name", "count", "pci_id", "pci_address", "clock", "read_cycles", "write_cycles", "cap",
+                    "vs", "crto", "handoff", "enable_latency", "disable_latency", "shutdown_latency", "admin",
+                    "io_queues", "identify", "faults"});
+  count = 1;
+  if (n.has("count")) count = static_cast<uint32_t>(n.at("count").integer(1, kMaxControllers));
+  if (n.has("name")) c.label = n.at("name").str();
+  if (n.has("pci_id")) c.pci_id = read_pci_id(n.at("pci_id"));
+  if (n.has("pci_address")) c.pci_address = n.at("pci_address").str();
+  if (n.has("clock")) {
+    try {
+      c.clock_period_ps = parse_clock_period_ps(n.at("clock").str());
+    } catch (const ParseError& e) {
+      n.at("clock").fail(e.what());
+    }
+  }
+  if (n.has("read_cycles")) c.read_cycles = static_cast<uint32_t>(n.at("read_cycles").integer(0, 1'000'000));
+  if (n.has("write_cycles")) c.write_cycles = static_cast<uint32_t>(n.at("write_cycles").integer(0, 1'000'000));
+  c.cap.mqes = 1023;
+  c.cap.to = 30;
+  c.cap.css = 0x01;
+  if (n.has("cap")) {
+    const Node cap = n.at("cap");
+    cap.require_object({"to", "mqes", "dstrd", "nssrs", "mpsmin", "mpsmax", "crms"});
+    if (cap.has("to")) c.cap.to = static_cast<uint8_t>(cap.at("to").integer(0, 255));
+    if (cap.has("mqes")) c.cap.mqes = static_cast<uint16_t>(cap.at("mqes").integer(1, 65535));
+    if (cap.has("dstrd")) c.cap.dstrd = static_cast<uint8_t>(cap.at("dstrd").integer(0, 15));
+    if (cap.has("nssrs")) c.cap.nssrs = cap.at("nssrs").boolean();
+    if (cap.has("mpsmin")) c.cap.mpsmin = static_cast<uint8_t>(cap.at("mpsmin").integer(0, 15));
+    if (cap.has("mpsmax")) c.cap.mpsmax = static_cast<uint8_t>(cap.at("mpsmax").integer(0, 15));
+    if (c.cap.mpsmin > c.cap.mpsmax) cap.fail("mpsmin must be <= mpsmax");
+    if (cap.has("crms")) {
+      const Node crms = cap.at("crms");
+      crms.require_object({"crwms", "crims"});
+      if (crms.has("crwms")) c.cap.crwms = crms.at("crwms").boolean();
+      if (crms.has("crims")) c.cap.crims = crms.at("crims").boolean();
+    }
+  }
+  if (n.has("vs")) {
+    const Node vs = n.at("vs");
+    const std::string s = vs.str();
+    unsigned a = 0, b = 0, t = 0;
+    char tail = 0;
+    if (std::sscanf(s.c_str(), "%u.%u.%u%c", &a, &b, &t, &tail) != 3 || a > 65535 || b > 255 || t > 255)
+      vs.fail("must be \"MAJOR.MINOR.TERTIARY\", e.g. \"1.4.0\"");
+    c.vs = regs::Vs{static_cast<uint16_t>(a), static_cast<uint8_t>(b), static_cast<uint8_t>(t)};
+  }
+  if (n.has("crto")) {
+    const Node crto = n.at("crto");
+    crto.require_object({"crwmt", "crimt"});
+    if (crto.has("crwmt")) c.crto.crwmt = static_cast<uint16_t>(crto.at("crwmt").integer(0, 65535));
+    if (crto.has("crimt")) c.crto.crimt = static_cast<uint16_t>(crto.at("crimt").integer(0, 65535));
+  }
+  if (n.has("handoff"))
+    c.handoff = n.at("handoff").choice<Handoff>({{"disabled", Handoff::disabled}, {"enabled", Handoff::enabled}});
+  if (n.has("enable_latency")) c.enable_latency = read_distribution(n.at("enable_latency"));
+  if (n.has("disable_latency")) c.disable_latency = read_distribution(n.at("disable_latency"));
+  if (n.has("shutdown_latency")) c.shutdown_latency = read_distribution(n.at("shutdown_latency"));
+  if (n.has("admin")) {
+    const Node a = n.at("admin");
+    a.require_object({"identify", "set_features", "create_queue"});
+    if (a.has("identify")) c.admin.identify = read_distribution(a.at("identify"));
+    if (a.has("set_features")) c.admin.set_features = read_distribution(a.at("set_features"));
+    if (a.has("create_queue")) c.admin.create_queue = read_distribution(a.at("create_queue"));
+  }
+  if (n.has("io_queues")) c.io_queues = static_cast<uint32_t>(n.at("io_queues").integer(1, kMaxIoQueues));
+  if (n.has("identify")) {
+    const Node id = n.at("identify");
+    id.require_object({"model", "rtd3e"});
+    if (id.has("model")) {
+      c.model = id.at("model").str();
+      if (c.model.size() > 40) id.at("model").fail("Identify MN holds at most 40 characters");
+    }
+    if (id.has("rtd3e")) {
+      const int64_t ps = id.at("rtd3e").duration_ps();
+      if (ps / 1000000 > 0xFFFFFFFFll) id.at("rtd3e").fail("RTD3E is a 32-bit count of microseconds (at most 4294s)");
+      c.rtd3e_us = ps / 1000000;
+    }
+  }
+  if (n.has("faults")) {
+    const Node f = n.at("faults");
+    f.require_object({"never_ready"});
+    if (f.has("never_ready")) c.faults.never_ready = f.at("never_ready").boolean();
+  }
+  return c;
+}
+
+Variant read_variant(const Node& root, const std::string& name) {
+  Variant v;
+  v.name = name;
+  v.host = root.has("host") ? read_host(root.at("host")) : read_host(Node(ojson::object(), "", "/host"));
+  if (root.has("link")) v.link = read_link(root.at("link"));
+  if (!root.has("controllers")) root.fail("needs \"controllers\": a list with at least one controller");
+  const Node cs = root.at("controllers");
+  if (cs.array().empty()) cs.fail("needs at least one controller");
+  uint32_t total = 0;
+  for (size_t i = 0; i < cs.json().size(); ++i) {
+    uint32_t count = 1;
+    ControllerParams c = read_controller(cs.at(i), count);
+    if (total + count > kMaxControllers)
+      cs.at(i).fail("too many controllers: at most " + std::to_string(kMaxControllers) + " in all");
+    for (uint32_t k = 0; k < count; ++k) {
+      ControllerParams copy = c;
+      const uint32_t index = total + k;
+      if (copy.label.empty()) copy.label = "nvme" + std::to_string(index);
+      if (!cs.at(i).has("pci_address") || count > 1) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "0000:%02x:00.0", (4 + index) & 0xFF);
+        if (!cs.at(i).has("pci_address")) copy.pci_address = buf;
+        else if (k > 0) copy.pci_address = c.pci_address + "+" + std::to_string(k);
+      }
+      v.controllers.push_back(std::move(copy));
+    }
+    total += count;
+  }
+  if (root.has("workload")) v.workload = root.at("workload").choice<Workload>({{"probe", Workload::probe}});
+  return v;
+}
+
+// Is `ptr` (or a prefix of it) a location inside `patch`? Used to report variant errors at the
+// place in the file that caused them.
+bool patch_contains(const ojson& patch, const std::string& ptr) {
+  std::string p = ptr;
+  while (!p.empty()) {
+    try {
+      if (patch.contains(ojson::json_pointer(p))) return true;
+    } catch (const std::exception&) {
+    }
+    p = p.substr(0, p.rfind('/'));
+  }
+  return false;
+}
+
+const std::vector<std::string> kTopKeys = {"schema", "name", "description", "seed", "trials", "host",
+                                           "link", "controllers", "workload", "boot", "variants"};
+
+}  // namespace
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& c : candidates) {
+    // Levenshtein distance
+    std::vector<size_t> prev(c.size() + 1), cur(c.size() + 1);
+    for (size_t j = 0; j <= c.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= word.size(); ++i) {
+      cur[0] = i;
+      for (size_t j = 1; j <= c.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (word[i - 1] == c[j - 1] ? 0 : 1)});
+      std::swap(prev, cur);
+    }
+    size_t d = prev[c.size()];
+    if (d > 0 && word.size() >= 3 && c.rfind(word, 0) == 0) d = std::min<size_t>(d, 1);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string read_text_file(const std::string& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > max_bytes)
+      throw InputError(path + ": file is larger than the limit of " + std::to_string(max_bytes) + " bytes");
+  }
+  if (in.bad()) throw InputError(path + ": read error");
+  return text;
+}
+
+ojson parse_json_text(const std::string& text, const std::string& source) {
+  try {
+    return ojson::parse(text, nullptr, true, /*ignore_comments=*/true);
+  } catch (const ojson::parse_error& e) {
+    // Turn the byte offset into line and column.
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    std::string what = e.what();
+    const size_t colon = what.find(": ", what.find("parse error"));
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": JSON syntax error: " + what);
+  }
+}
+
+SetPatch parse_set(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || text.empty() || text[0] != '/')
+    throw InputError("--set " + text + ": expected PTR=VALUE with PTR a JSON pointer such as /host/hz");
+  SetPatch p;
+  p.pointer = text.substr(0, eq);
+  try {
+    (void)ojson::json_pointer(p.pointer);
+  } catch (const std::exception& e) {
+    throw InputError("--set " + text + ": \"" + p.pointer + "\" is not a JSON pointer");
+  }
+  const std::string value = text.substr(eq + 1);
+  try {
+    p.value = ojson::parse(value);
+  } catch (const std::exception&) {
+    p.value = value;
+  }
+  return p;
+}
+
+Scenario load_scenario_file(const std::string& path, const LoadOptions& options) {
+  return load_scenario_text(read_text_file(path), path, options);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& source, const LoadOptions& options) {
+  ojson doc = parse_json_text(text, source);
+  for (const auto& s : options.sets) {
+    try {
+      ojson::json_pointer ptr(s.pointer);
+      if (!ptr.empty() && !doc.contains(ptr.parent_pointer()))
+        throw InputError("--set " + s.pointer + ": the parent " + pointer_text(ptr.parent_pointer().to_string()) +
+                         " does not exist in " + source);
+      doc[ptr] = s.value;
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw InputError("--set " + s.pointer + ": cannot set it in " + source + ": " + e.what());
+    }
+  }
+  if (options.trials >= 0) doc["trials"] = options.trials;
+  if (options.seed >= 0) doc["seed"] = options.seed;
+
+  const Node root(doc, source, "");
+  root.require_object(kTopKeys);
+  if (!root.has("schema")) root.fail("needs \"schema\": \"nvmesim.scenario/1\"");
+  if (root.at("schema").str() != "nvmesim.scenario/1")
+    root.at("schema").fail("must be \"nvmesim.scenario/1\"");
+  Scenario sc;
+  sc.source = source;
+  if (root.has("name")) sc.name = root.at("name").str();
+  if (root.has("description")) sc.description = root.at("description").str();
+  if (root.has("seed")) sc.seed = static_cast<uint64_t>(root.at("seed").integer(0, std::numeric_limits<int64_t>::max()));
+  if (root.has("trials")) sc.trials = static_cast<uint64_t>(root.at("trials").integer(1, kMaxTrials));
+  if (root.has("boot")) {
+    const Node boot = root.at("boot");
+    boot.require_object({"probe_start_s"});
+    if (boot.has("probe_start_s")) sc.probe_start_s = boot.at("probe_start_s").number(0, 1e6);
+  }
+
+  ojson base = doc;
+  base.erase("variants");
+  const Variant base_variant = read_variant(Node(base, source, ""), sc.name.empty() ? "base" : sc.name);
+  if (!root.has("variants") || root.at("variants").array().empty()) {
+    sc.variants.push_back(base_variant);
+  } else {
+    const Node vs = root.at("variants");
+    std::vector<std::string> names;
+    for (size_t i = 0; i < vs.json().size(); ++i) {
+      const Node v = vs.at(i);
+      v.require_object({"name", "patch"});
+      if (!v.has("name")) v.fail("a variant needs a \"name\"");
+      const std::string name = v.at("name").str();
+      if (std::find(names.begin(), names.end(), name) != names.end()) v.at("name").fail("duplicate variant name \"" + name + "\"");
+      names.push_back(name);
+      ojson merged = base;
+      ojson patch = v.has("patch") ? v.at("patch").json() : ojson::object();
+      if (!patch.is_object()) v.at("patch").fail("must be an object (a JSON merge patch over the scenario)");
+      for (const char* forbidden : {"variants", "schema", "seed", "trials"})
+        if (patch.contains(forbidden))
+          v.at("patch").at(forbidden).fail(std::string("a variant may not change \"") + forbidden +
+                                           "\" (variants share seed and trials to stay paired)");
+      merged.merge_patch(patch);
+      try {
+        sc.variants.push_back(read_variant(Node(merged, source, ""), name));
+      } catch (const InputError& e) {
+        // Re-anchor the error at the patch when the patch holds the offending location.
+        std::string msg = e.what();
+        const std::string prefix = source + ": ";
+        if (msg.rfind(prefix, 0) == 0) {
+          std::string rest = msg.substr(prefix.size());
+          const std::string ptr = rest.substr(0, rest.find(": "));
+          if (patch_contains(patch, ptr == "/" ? "" : ptr))
+            throw InputError(prefix + v.ptr() + "/patch" + (ptr == "/" ? "" : ptr) + rest.substr(ptr.size()));
+          throw InputError(prefix + v.ptr() + "/patch: the patched scenario is invalid at " + rest);
+        }
+        throw;
+      }
+    }
+  }
+  sc.resolved = doc;
+  return sc;
+}
+
+}  // namespace nvmesim

@@ -1,0 +1,87 @@
+#pragma once
+// Scenario files, schema "nvmesim.scenario/1" (DESIGN section 7): loading, validation with
+// errors that name the file and the JSON pointer, `--set` patches, and variants (JSON merge
+// patches over the scenario, RFC 7386) resolved into typed parameters.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "host/host_params.hpp"
+#include "models/controller_params.hpp"
+
+namespace nvmesim {
+
+/// Bad input: the message is "SOURCE: /json/pointer: what is wrong and what is allowed" (or
+/// "SOURCE:LINE:COLUMN: ..." for syntax errors). The CLI prints it and exits with status 2.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What the host does in a trial (`workload`). Only "probe" is modelled so far.
+enum class Workload { probe };
+
+/// Limits on what a scenario may ask for (errors, not silent clamps).
+inline constexpr uint64_t kMaxTrials = 100'000'000;
+inline constexpr uint32_t kMaxControllers = 1024;
+inline constexpr uint32_t kMaxIoQueues = 4096;
+
+/// One variant: the scenario with one merge patch applied, resolved into typed parameters.
+struct Variant {
+  std::string name;
+  HostParams host;
+  LinkParams link;
+  std::vector<ControllerParams> controllers;  ///< expanded by `count`; index = N of nvmeN
+  Workload workload = Workload::probe;
+};
+
+/// A loaded scenario. Trials of every variant use the same seed and trial indices, so device
+/// draws are paired across variants (common random numbers, DESIGN section 6).
+struct Scenario {
+  std::string source;           ///< file name as given, or a description of the built-in
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  uint64_t trials = 1;
+  double probe_start_s = 0;     ///< boot.probe_start_s: dmesg time of driver init
+  nlohmann::ordered_json resolved;  ///< the document after --set and overrides (for outputs)
+  std::vector<Variant> variants;    ///< at least one; the first is the baseline
+};
+
+/// A `--set PTR=VALUE` patch. VALUE is parsed as JSON, and taken as a string when it is not JSON.
+struct SetPatch {
+  std::string pointer;
+  nlohmann::ordered_json value;
+};
+
+/// Parses "PTR=VALUE". Throws InputError ("--set ...: ...") when PTR is not a JSON pointer.
+SetPatch parse_set(const std::string& text);
+
+/// Options applied on top of the file.
+struct LoadOptions {
+  std::vector<SetPatch> sets;
+  int64_t trials = -1;  ///< --trials, -1 to keep the file's
+  int64_t seed = -1;    ///< --seed, -1 to keep the file's
+};
+
+/// Loads and validates a scenario file. Throws InputError for unreadable files, syntax errors,
+/// unknown keys, wrong types and impossible values.
+Scenario load_scenario_file(const std::string& path, const LoadOptions& options = {});
+
+/// The same from text; `source` names it in error messages.
+Scenario load_scenario_text(const std::string& text, const std::string& source,
+                            const LoadOptions& options = {});
+
+/// Parses JSON with comments, turning syntax errors into "SOURCE:LINE:COLUMN: ..." InputErrors.
+nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source);
+
+/// Reads a whole file (at most `max_bytes`). Throws InputError when it cannot.
+std::string read_text_file(const std::string& path, size_t max_bytes = 16u << 20);
+
+/// The closest of `candidates` to `word` within edit distance 2 (or a prefix), or "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace nvmesim

@@ -1,0 +1,84 @@
+#include "sim/system.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+
+namespace nvmesim {
+
+namespace {
+void report_handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions) {
+  if (rep.get_severity() == sc_core::SC_INFO) return;
+  std::cerr << "nvmesim: systemc: " << rep.get_msg_type() << ": " << rep.get_msg() << "\n";
+  if (actions & sc_core::SC_THROW) throw rep;
+  if (actions & sc_core::SC_ABORT) std::abort();
+}
+}  // namespace
+
+void init_systemc() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  sc_core::sc_report_handler::set_handler(report_handler);
+  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+}
+
+nvme_system::nvme_system(sc_core::sc_module_name name, size_t n_controllers) : sc_module(name) {
+  for (size_t i = 0; i < n_controllers; ++i) {
+    const int idx = static_cast<int>(i);
+    const std::string n = std::to_string(i);
+    probes_.push_back(std::make_unique<linux_probe>(("host" + n).c_str(), idx));
+    links_.push_back(std::make_unique<pcie_link>(("link" + n).c_str()));
+    controllers_.push_back(std::make_unique<nvme_controller>(("nvme" + n).c_str(), idx));
+    probes_[i]->bar.bind(links_[i]->down_target);
+    links_[i]->down_initiator.bind(controllers_[i]->bar0);
+    controllers_[i]->dma.bind(links_[i]->up_target);
+    links_[i]->up_initiator.bind(probes_[i]->memory.target);
+  }
+  SC_THREAD(drive);
+}
+
+void nvme_system::drive() {
+  const uint64_t h_phase = fnv1a64("host/tick_phase");
+  TrialRequest req;
+  while (next_trial && next_trial(req)) {
+    const Variant& v = *req.variant;
+    recorder_.begin_trial(req.detailed);
+    // The trial starts at a random phase of a random tick (linux-readiness.md section 4).
+    Stream tick(req.seed, req.trial, h_phase);
+    const double tick_ps = 1e12 / v.host.timers.hz;
+    const auto phase_ps = static_cast<int64_t>(std::floor(tick.next_uniform() * tick_ps));
+    const auto jiffies_base = static_cast<uint64_t>(tick.next_uniform() * 4294967296.0);
+    const TickClock clock(v.host.timers.hz, phase_ps, jiffies_base);
+    const size_t n = v.controllers.size();
+    for (size_t i = 0; i < n; ++i) {
+      const std::string dev = "nvme" + std::to_string(i);
+      links_[i]->begin_trial(&v.link, Stream(req.seed, req.trial, dev + "/link_one_way"));
+      controllers_[i]->begin_trial(&v.controllers[i], req.seed, req.trial, &recorder_);
+      probes_[i]->start(ProbeSetup{&v.host, &v.controllers[i], &clock, &recorder_, req.seed, req.trial});
+    }
+    const int64_t t0 = static_cast<int64_t>(sc_core::sc_time_stamp().value());
+    for (size_t i = 0; i < n; ++i)
+      if (!probes_[i]->done()) sc_core::wait(probes_[i]->done_event());
+    TrialResult r;
+    for (size_t i = 0; i < n; ++i) {
+      const ProbeOutcome& o = probes_[i]->outcome();
+      if (!o.error.empty() && error_.empty()) error_ = o.error;
+      if (r.status == ProbeStatus::ok && o.status != ProbeStatus::ok) r.status = o.status;
+      r.critical_path_ps = std::max(r.critical_path_ps, o.end_ps);
+    }
+    if (!error_.empty()) {
+      sc_core::sc_stop();
+      return;
+    }
+    r.probe_ps = probes_[0]->outcome().end_ps;
+    recorder_.finish_trial();
+    r.recorder = &recorder_;
+    (void)t0;
+    trial_done(req, r);
+  }
+  sc_core::sc_stop();
+}
+
+}  // namespace nvmesim

@@ -1,0 +1,67 @@
+#pragma once
+// The elaborated system: per controller a linux_probe (host), a pcie_link and an nvme_controller,
+// wired host -> link -> BAR0 and controller DMA -> link -> host memory; and one driver thread that
+// runs trial after trial inside this single elaboration (DESIGN section 2: one elaboration per
+// process, many trials per elaboration). Trials never reset simulated time; every model measures
+// time from the start of its trial, so a trial's result does not depend on the trials before it.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "host/linux_probe.hpp"
+#include "models/nvme_controller.hpp"
+#include "models/pcie_link.hpp"
+#include "models/recorder.hpp"
+#include "sim/scenario.hpp"
+
+namespace nvmesim {
+
+/// One trial to run.
+struct TrialRequest {
+  const Variant* variant = nullptr;
+  size_t variant_index = 0;
+  uint64_t seed = 0;
+  uint64_t trial = 0;
+  bool detailed = false;  ///< keep the full event list
+};
+
+/// What one trial gave. `recorder` holds its phases and (when detailed) events.
+struct TrialResult {
+  ProbeStatus status = ProbeStatus::ok;  ///< the first failing controller's status, else ok
+  int64_t probe_ps = 0;                  ///< controller 0: driver init to its queues line (or failure)
+  int64_t critical_path_ps = 0;          ///< the last controller's end
+  const Recorder* recorder = nullptr;
+};
+
+class nvme_system : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(nvme_system);
+  /// Builds `n_controllers` host/link/controller triples (the most any variant uses).
+  nvme_system(sc_core::sc_module_name name, size_t n_controllers);
+
+  /// Called by the driver thread for the next trial; returns false when there is none.
+  std::function<bool(TrialRequest&)> next_trial;
+  /// Called with each finished trial.
+  std::function<void(const TrialRequest&, const TrialResult&)> trial_done;
+
+  /// Set when a trial hit a safety limit; the simulation stops and the runner reports it.
+  const std::string& error() const { return error_; }
+
+ private:
+  void drive();  // SC_THREAD
+  std::vector<std::unique_ptr<linux_probe>> probes_;
+  std::vector<std::unique_ptr<pcie_link>> links_;
+  std::vector<std::unique_ptr<nvme_controller>> controllers_;
+  Recorder recorder_;
+  std::string error_;
+};
+
+/// Sets up SystemC for this process: 1 ps resolution, no copyright banner, reports to stderr
+/// (stdout stays machine-readable). Call once, before any SystemC object exists.
+void init_systemc();
+
+}  // namespace nvmesim
