@@ -75,6 +75,9 @@ nvme_controller::nvme_controller(sc_core::sc_module_name name, int index)
   SC_METHOD(complete_command);
   sensitive << admin_done_;
   dont_initialize();
+  SC_METHOD(on_transition);
+  sensitive << transition_ev_;
+  dont_initialize();
 }
 
 void nvme_controller::begin_trial(const ControllerParams* params, uint64_t seed, uint64_t trial,
@@ -89,6 +92,7 @@ void nvme_controller::begin_trial(const ControllerParams* params, uint64_t seed,
   s_set_features_ = Stream(seed, trial, h_set_features_);
   s_create_queue_ = Stream(seed, trial, h_create_queue_);
   pending_ = Pending{};
+  transition_ev_.cancel();
   last_write_effect_ps_ = t0_ps_;
   admin_done_.cancel();
   busy_ = false;
@@ -144,7 +148,11 @@ void nvme_controller::enter(ControllerState s, int64_t t_ps) {
 
 void nvme_controller::schedule(ControllerState to, int64_t due_ps) {
   pending_ = Pending{true, to, edge_at_or_after(due_ps)};
+  transition_ev_.cancel();
+  transition_ev_.notify(ps_time(pending_.due_ps - now_ps()));
 }
+
+void nvme_controller::on_transition() { advance(now_ps()); }
 
 void nvme_controller::advance(int64_t t_ps) {
   if (pending_.active && t_ps >= pending_.due_ps) {

@@ -6,8 +6,9 @@
 // Cycle accuracy without a clock process: every controller-side change happens on a rising edge,
 // computed as the first edge at or after its due time. The state is evaluated lazily at the
 // (annotated) time of each access, so a controller that takes 128 s to become ready costs what
-// the host's polls cost, not 64 billion clock cycles. Only admin completions, which the
-// controller must push to the host, are scheduled as SystemC events.
+// the host's polls cost, not 64 billion clock cycles. A state transition costs one SystemC event
+// (so that the timeline and traces show it when it happens, even if nobody reads CSTS then);
+// an admin completion costs one more.
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -77,6 +78,7 @@ class nvme_controller : public sc_core::sc_module {
   void ring_sq_doorbell(uint32_t tail, int64_t t_ps);
   void start_next_command(int64_t t_ps);
   void complete_command();  // SC_METHOD on admin_done_
+  void on_transition();     // SC_METHOD on transition_ev_: applies a due transition
   void warn(int64_t t_ps, std::string text);
   int64_t rel(int64_t abs_ps) const { return abs_ps - t0_ps_; }
 
@@ -105,6 +107,7 @@ class nvme_controller : public sc_core::sc_module {
   uint32_t cur_dw0_ = 0;
   int64_t cur_start_ps_ = 0;
   sc_core::sc_event admin_done_;
+  sc_core::sc_event transition_ev_;  // one event per state transition, none per clock cycle
   uint32_t io_queues_requested_ = 0;
 };
 

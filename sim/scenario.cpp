@@ -258,7 +258,8 @@ HostParams read_host(const Node& n) {
   if (n.has("kernel")) {
     const Node k = n.at("kernel");
     if (k.json().is_number())
-      k.fail("must be a string such as \"5.7\" (as a JSON number 6.10 would read as 6.1)");
+      k.fail("must be a string such as \"5.7\" (as a JSON number 6.10 would read as 6.1; with --set, "
+             "quote it: --set '/host/kernel=\"6.10\"')");
     kernel = k.str();
     try {
       h.kernel = KernelVersion::parse(kernel);

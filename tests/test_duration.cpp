@@ -1,0 +1,51 @@
+// The duration parser of DESIGN section 3: integer picoseconds, clear errors.
+#include <catch2/catch.hpp>
+
+#include "sim/duration.hpp"
+
+using namespace nvmesim;
+
+TEST_CASE("durations parse to exact picoseconds", "[duration]") {
+  CHECK(parse_duration_ps("250ns") == 250'000);
+  CHECK(parse_duration_ps("1.5us") == 1'500'000);
+  CHECK(parse_duration_ps("1.5µs") == 1'500'000);
+  CHECK(parse_duration_ps("100ms") == 100'000'000'000);
+  CHECK(parse_duration_ps("2s") == 2'000'000'000'000);
+  CHECK(parse_duration_ps("0ns") == 0);
+  CHECK(parse_duration_ps("7ps") == 7);
+  CHECK(parse_duration_ps("0.001ns") == 1);
+  CHECK(parse_duration_ps(" 3 ms ") == 3'000'000'000);
+  CHECK(parse_duration_ps("2.402ms") == 2'402'000'000);
+  CHECK(parse_duration_ps("1000000s") == kMaxDurationPs);
+}
+
+TEST_CASE("bad durations say what is wrong and what is allowed", "[duration]") {
+  CHECK_THROWS_WITH(parse_duration_ps("100"), Catch::Contains("has no unit") && Catch::Contains("\"100ms\""));
+  CHECK_THROWS_WITH(parse_duration_ps("-1ms"), Catch::Contains("negative"));
+  CHECK_THROWS_WITH(parse_duration_ps("5 parsecs"), Catch::Contains("unknown unit \"parsecs\""));
+  CHECK_THROWS_WITH(parse_duration_ps("ms"), Catch::Contains("does not start with a number"));
+  CHECK_THROWS_WITH(parse_duration_ps(""), Catch::Contains("does not start with a number"));
+  CHECK_THROWS_WITH(parse_duration_ps("1e3ms"), Catch::Contains("exponent"));
+  CHECK_THROWS_WITH(parse_duration_ps("0.0001ns"), Catch::Contains("finer than the 1 ps"));
+  CHECK_THROWS_WITH(parse_duration_ps("1000001s"), Catch::Contains("too long"));
+  CHECK_THROWS_WITH(parse_duration_ps("99999999999999999999999999999999999s"), Catch::Contains("too"));
+  CHECK_THROWS_AS(parse_duration_ps("inf"), ParseError);
+  CHECK_THROWS_AS(parse_duration_ps("nan ms"), ParseError);
+  CHECK_THROWS_AS(parse_duration_ps("1.2.3ms"), ParseError);
+}
+
+TEST_CASE("clock frequencies become periods", "[duration]") {
+  CHECK(parse_clock_period_ps("500MHz") == 2000);
+  CHECK(parse_clock_period_ps("1GHz") == 1000);
+  CHECK(parse_clock_period_ps("1.2GHz") == 833);  // 833.33 ps rounded
+  CHECK_THROWS_WITH(parse_clock_period_ps("500"), Catch::Contains("no unit"));
+  CHECK_THROWS_WITH(parse_clock_period_ps("5THz"), Catch::Contains("unknown unit"));
+  CHECK_THROWS_AS(parse_clock_period_ps("0Hz"), ParseError);
+}
+
+TEST_CASE("format_duration gives the shortest exact form", "[duration]") {
+  CHECK(format_duration(1'500'000) == "1500ns");
+  CHECK(format_duration(2'000'000'000'000) == "2s");
+  CHECK(format_duration(0) == "0ns");
+  CHECK(format_duration(7) == "7ps");
+}

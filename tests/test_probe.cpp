@@ -1,0 +1,113 @@
+// The readiness wait's loop order and deadline (linux-readiness.md sections 1-3), end to end
+// through the SystemC models. Each TEST_CASE elaborates once, so CTest runs it in its own process.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/runner.hpp"
+#include "sim/scenario.hpp"
+
+using namespace nvmesim;
+using json = nlohmann::json;
+
+namespace {
+// One controller, HZ=250, no wakeup latency, handed over disabled; `controller` and `variants`
+// are spliced in.
+std::string scenario(const std::string& controller, int trials = 20) {
+  return R"({"schema": "nvmesim.scenario/1", "trials": )" + std::to_string(trials) + R"(,
+    "host": {"kernel": "5.6", "hz": 250, "wakeup_latency": "0ns", "init_to_probe": "1ms"},
+    "controllers": [{"handoff": "disabled", "cap": {"to": 1}, )" + controller + R"(}],
+    "variants": [{"name": "5.6", "patch": {"host": {"kernel": "5.6"}}},
+                 {"name": "5.7", "patch": {"host": {"kernel": "5.7"}}}]})";
+}
+
+// Runs and returns the timeline JSON (every trial detailed).
+json run_to_json(const std::string& text, const char* file) {
+  const Scenario sc = load_scenario_text(text, "test");
+  RunOptions o;
+  o.out_path = file;
+  o.detail_trials = 1000;
+  o.quiet = true;
+  o.progress = false;
+  run_scenario(sc, o);
+  std::ifstream in(file);
+  json j = json::parse(in);
+  std::remove(file);
+  return j;
+}
+
+const json& phase(const json& trial, const std::string& name) {
+  for (const auto& p : trial["phases"])
+    if (p["name"] == name) return p;
+  FAIL("no phase " << name);
+  static json none;
+  return none;
+}
+}  // namespace
+
+TEST_CASE("ready at the first read: one read and no sleep - under either policy", "[probe][systemc]") {
+  const json j = run_to_json(scenario(R"("enable_latency": "0ns")"), "probe_first_read.json");
+  for (const auto& v : j["variants"]) {
+    for (const auto& t : v["trials"]) {
+      CHECK(t["status"] == "ok");
+      CHECK(phase(t, "disable")["polls"] == 1);
+      CHECK(phase(t, "disable")["sleeps"] == 0);
+      CHECK(phase(t, "enable")["polls"] == 1);
+      CHECK(phase(t, "enable")["sleeps"] == 0);
+    }
+  }
+}
+
+TEST_CASE("never ready - CAP.TO=1 - HZ=250: fails after (TO+1)*HZ/2 jiffies plus at most one sleep",
+          "[probe][systemc]") {
+  const json j = run_to_json(scenario(R"("faults": {"never_ready": true})"), "probe_never_ready.json");
+  for (const auto& v : j["variants"]) {
+    const bool v56 = v["name"] == "5.6";
+    for (const auto& t : v["trials"]) {
+      CHECK(t["status"] == "enodev");
+      const json& en = phase(t, "enable");
+      const double ms = (en["end_ns"].get<double>() - en["start_ns"].get<double>()) / 1e6;
+      // Deadline (1 + 1) * 250 / 2 = 250 jiffies = 1000 ms; it fails at the first check with
+      // jiffies >= deadline + 1, i.e. after more than 1000 ms, and no later than one tick (4 ms)
+      // plus one sleep after it: msleep(100) at HZ=250 is at most 108 ms, usleep_range 2 ms.
+      CHECK(ms > 1000.0);
+      CHECK(ms <= 1000.0 + 4.0 + (v56 ? 108.0 : 2.0) + 0.01);
+      // msleep(100) sleeps 104-108 ms, so about ten sleeps fit; usleep_range(1000, 2000) ~500.
+      if (v56) CHECK(en["sleeps"].get<int>() == 10);
+      // The kernel's message; the CSTS suffix exists from 5.7 on.
+      const std::string msg = v56 ? "nvme nvme0: Device not ready; aborting initialisation"
+                                  : "nvme nvme0: Device not ready; aborting initialisation, CSTS=0x0";
+      bool found = false;
+      for (const auto& line : t["dmesg"]) found |= line.get<std::string>().find(msg) != std::string::npos &&
+                                                   line.get<std::string>().size() == 15 + msg.size();
+      CHECK(found);
+    }
+  }
+}
+
+TEST_CASE("ready during the sleep that crosses the deadline still fails", "[probe][systemc]") {
+  // msleep(100) at HZ=250 asks for 26 jiffies and wakes on the 27th tick, so the reads after the
+  // enabling write fall on jiffies j0, j0+27, ..., j0+243; the next sleep ends at j0+270, past the
+  // deadline j0+250. RDY at 1000 ms (= j0 + 250 ticks plus the phase) comes inside that sleep: the
+  // deadline check after it fails before CSTS is read again.
+  const json late = run_to_json(scenario(R"("enable_latency": "1000ms")"), "probe_crossing.json");
+  for (const auto& t : late["variants"][0]["trials"]) {
+    CHECK(t["status"] == "enodev");
+    bool ready_seen = false, failed_after_ready = false;
+    for (const auto& e : t["events"]) {
+      if (e["kind"] == "state" && e["detail"] == "ready") ready_seen = true;
+      if (e["kind"] == "message" && e["detail"].get<std::string>().find("Device not ready") != std::string::npos)
+        failed_after_ready = ready_seen;
+    }
+    CHECK(failed_after_ready);
+  }
+}
+
+TEST_CASE("ready just before the last read before the deadline succeeds", "[probe][systemc]") {
+  // Control for the case above: ready at 950 ms is seen by the read at j0+243 (972 ms).
+  const json early = run_to_json(scenario(R"("enable_latency": "950ms")"), "probe_crossing_ok.json");
+  for (const auto& t : early["variants"][0]["trials"]) CHECK(t["status"] == "ok");
+}

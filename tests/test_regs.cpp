@@ -1,0 +1,109 @@
+// Register encoding against the bit positions of shared/reference/nvme-registers.md.
+#include <catch2/catch.hpp>
+
+#include "models/nvme_regs.hpp"
+
+using namespace nvmesim::regs;
+
+TEST_CASE("CAP fields sit at the bit positions of the specification", "[regs]") {
+  Cap c;
+  c.css = 0;
+  c.to = 0x1E;  // TO 31:24
+  CHECK(c.encode() == 0x1E000000ull);
+  c = Cap{};
+  c.css = 0;
+  c.mqes = 1023;  // MQES 15:0
+  CHECK(c.encode() == 0x3FFull);
+  c = Cap{};
+  c.css = 0;
+  c.nssrs = true;  // NSSRS is bit 36 (old QEMU headers said 33)
+  CHECK(c.encode() == (1ull << 36));
+  c = Cap{};
+  c.css = 0;
+  c.crwms = true;  // CRMS bit 0 = CAP bit 59
+  CHECK(c.encode() == (1ull << 59));
+  c = Cap{};
+  c.css = 0;
+  c.crims = true;  // CRMS bit 1 = CAP bit 60
+  CHECK(c.encode() == (1ull << 60));
+  c = Cap{};
+  c.css = 0x01;  // CSS 44:37, bit 37 = NVM
+  CHECK(c.encode() == (1ull << 37));
+  c = Cap{};
+  c.css = 0;
+  c.dstrd = 3;  // 35:32
+  c.mpsmin = 1;  // 51:48
+  c.mpsmax = 4;  // 55:52
+  CHECK(c.encode() == ((3ull << 32) | (1ull << 48) | (4ull << 52)));
+}
+
+TEST_CASE("CAP decode inverts encode - including a value as nvme show-regs prints it", "[regs]") {
+  // 0x004000300f0107ff, hand-decoded: low word 0x0f0107ff gives MQES 0x7ff (15:0), CQR (bit 16),
+  // TO 0x0f (31:24); high word 0x00400030 gives bits 36 and 37 (0x30: NSSRS, CSS bit 0 = NVM) and
+  // bit 54 (0x00400000: MPSMAX 55:52 = 4).
+  const uint64_t raw = 0x00400030'0f0107ffull;
+  const Cap c = Cap::decode(raw);
+  CHECK(c.mqes == 0x7FF);
+  CHECK(c.cqr);
+  CHECK(c.to == 0x0F);
+  CHECK(c.css == 0x01);   // bits 44:37 of 0x0040_0030_... : 0x30 >> 5 = 1 (bit 37)
+  CHECK(c.nssrs);         // bit 36 of 0x...30_...: 0x30 = bits 36 and 37
+  CHECK(c.mpsmax == 4);
+  CHECK(c.encode() == raw);
+}
+
+TEST_CASE("CC as Linux writes it on enable is 0x460001", "[regs]") {
+  // EN=1, CSS=0 (NVM), MPS=0 (4 KiB), AMS=0, SHN=0, IOSQES=6 (64 B), IOCQES=4 (16 B):
+  // 1 | 6 << 16 | 4 << 20 = 0x00460001.
+  Cc cc;
+  cc.en = true;
+  cc.iosqes = 6;
+  cc.iocqes = 4;
+  CHECK(cc.encode() == 0x00460001u);
+  cc.shn = Shn::normal;  // SHN 15:14 = 01
+  CHECK(cc.encode() == 0x00464001u);
+  cc.crime = true;  // bit 24
+  CHECK(cc.encode() == 0x01464001u);
+  const Cc d = Cc::decode(0x01464001u);
+  CHECK(d.en);
+  CHECK(d.shn == Shn::normal);
+  CHECK(d.crime);
+  CHECK(d.iosqes == 6);
+  CHECK(d.iocqes == 4);
+}
+
+TEST_CASE("CSTS bits: RDY 0 - CFS 1 - SHST 3:2 - NSSRO 4", "[regs]") {
+  Csts s;
+  s.rdy = true;
+  CHECK(s.encode() == 0x1u);
+  s.shst = Shst::complete;  // 10b at 3:2 = 0x8
+  CHECK(s.encode() == 0x9u);
+  s = Csts{};
+  s.cfs = true;
+  CHECK(s.encode() == 0x2u);
+  s = Csts{};
+  s.shst = Shst::processing;  // 01b at 3:2 = 0x4
+  CHECK(s.encode() == 0x4u);
+  CHECK(Csts::decode(0x10).nssro);
+  CHECK(Csts::decode(0x8).shst == Shst::complete);
+}
+
+TEST_CASE("AQA - CRTO and VS", "[regs]") {
+  CHECK(Aqa{31, 31}.encode() == 0x001F001Fu);  // ASQS 11:0, ACQS 27:16
+  CHECK(Aqa::decode(0x001F001Fu).acqs == 31);
+  CHECK(Crto{0x10, 0x20}.encode() == 0x00200010u);  // CRWMT 15:0, CRIMT 31:16
+  CHECK(Crto::decode(0x00200010u).crimt == 0x20);
+  CHECK(Vs{1, 4, 0}.encode() == 0x00010400u);
+  CHECK(Vs::decode(0x00020000u).mjr == 2);
+}
+
+TEST_CASE("doorbell offsets follow 1000h + (2y + n)(4 << DSTRD)", "[regs]") {
+  CHECK(sq_tail_doorbell(0, 0) == 0x1000);
+  CHECK(cq_head_doorbell(0, 0) == 0x1004);
+  CHECK(sq_tail_doorbell(1, 0) == 0x1008);
+  CHECK(cq_head_doorbell(1, 0) == 0x100C);
+  CHECK(cq_head_doorbell(0, 1) == 0x1008);  // stride 8 bytes
+  CHECK(sq_tail_doorbell(2, 2) == 0x1000 + 4 * 16);
+  CHECK(kCrto == 0x68);
+  CHECK(kCsts == 0x1C);
+}

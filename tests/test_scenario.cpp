@@ -1,0 +1,152 @@
+// Scenario loading and validation (DESIGN section 7): errors name the file and the JSON pointer,
+// say what is allowed, and nothing is written.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "sim/cli.hpp"
+#include "sim/scenario.hpp"
+
+using namespace nvmesim;
+
+namespace {
+const char* kMinimal = R"({
+  "schema": "nvmesim.scenario/1",
+  "host": {"kernel": "5.6", "hz": 250},
+  "controllers": [{"enable_latency": "1ms"}]
+})";
+
+std::string error_of(const std::string& text, const LoadOptions& opt = {}) {
+  try {
+    load_scenario_text(text, "s.json", opt);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string with(const std::string& from, const std::string& to) {
+  std::string s = kMinimal;
+  const size_t at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+}  // namespace
+
+TEST_CASE("a minimal scenario loads with documented defaults", "[scenario]") {
+  const Scenario sc = load_scenario_text(kMinimal, "s.json");
+  REQUIRE(sc.variants.size() == 1);
+  const Variant& v = sc.variants[0];
+  CHECK(v.host.kernel.to_string() == "5.6");
+  CHECK(v.host.profile.poll == SleepPolicy::msleep(100));
+  CHECK(v.host.timers.hz == 250);
+  CHECK(v.controllers.size() == 1);
+  CHECK(v.controllers[0].cap.to == 30);
+  CHECK(v.controllers[0].clock_period_ps == 2000);
+  CHECK(v.controllers[0].enable_latency.quantile_ps(0.5) == 1'000'000'000);
+  CHECK(sc.seed == 1);
+  CHECK(sc.trials == 1);
+}
+
+TEST_CASE("a malformed duration names the file - the pointer and the allowed form", "[scenario]") {
+  const std::string e = error_of(with("\"1ms\"", "\"1 fortnight\""));
+  CHECK_THAT(e, Catch::StartsWith("s.json: /controllers/0/enable_latency: duration \"1 fortnight\""));
+  CHECK_THAT(e, Catch::Contains("allowed units"));
+  CHECK_THAT(error_of(with("\"1ms\"", "5")), Catch::Contains("/controllers/0/enable_latency: must be a duration string"));
+}
+
+TEST_CASE("an unknown key is an error with a did-you-mean", "[scenario]") {
+  const std::string e = error_of(with("\"hz\"", "\"hzz\""));
+  CHECK_THAT(e, Catch::StartsWith("s.json: /host/hzz: unknown key \"hzz\"; did you mean \"hz\"?"));
+  CHECK_THAT(error_of(with("\"schema\"", "\"scheme\"")), Catch::Contains("/scheme: unknown key"));
+}
+
+TEST_CASE("a wrong type names what is allowed", "[scenario]") {
+  CHECK_THAT(error_of(with("250", "\"250\"")), Catch::StartsWith("s.json: /host/hz: must be an integer"));
+  CHECK_THAT(error_of(with("250", "251")), Catch::Contains("/host/hz: must be one of 100, 250, 300, 1000"));
+  CHECK_THAT(error_of(with("\"5.6\"", "5.6")), Catch::Contains("/host/kernel: must be a string"));
+  CHECK_THAT(error_of(with("\"5.6\"", "\"2.6\"")), Catch::Contains("/host/kernel: kernel 2.6 is not supported; supported releases:"));
+}
+
+TEST_CASE("distribution errors point inside the distribution", "[scenario]") {
+  const std::string e = error_of(with("\"1ms\"", R"({"dist": "uniform", "min": "3ms", "max": "1ms"})"));
+  CHECK_THAT(e, Catch::Contains("/controllers/0/enable_latency/min: uniform min must be <= max"));
+  CHECK_THAT(error_of(with("\"1ms\"", R"({"dist": "gamma"})")), Catch::Contains("/enable_latency/dist: \"gamma\" is not a distribution"));
+  CHECK_THAT(error_of(with("\"1ms\"", R"({"dist": "empirical", "samples": []})")),
+             Catch::Contains("/enable_latency/samples: empirical needs at least one sample"));
+}
+
+TEST_CASE("syntax errors give line and column", "[scenario]") {
+  const std::string e = error_of("{\n  \"schema\": \"nvmesim.scenario/1\",\n  \"trials\": ,\n}");
+  CHECK_THAT(e, Catch::StartsWith("s.json:3:"));
+  CHECK_THAT(e, Catch::Contains("JSON syntax error"));
+}
+
+TEST_CASE("variant errors are reported at the patch that caused them", "[scenario]") {
+  std::string s = kMinimal;
+  s.insert(s.rfind('}'), R"(, "variants": [{"name": "a", "patch": {}}, {"name": "b", "patch": {"host": {"kernel": "9.9"}}}])");
+  CHECK_THAT(error_of(s), Catch::StartsWith("s.json: /variants/1/patch/host/kernel: kernel 9.9 is not supported"));
+}
+
+TEST_CASE("set patches (--set) the document before validation", "[scenario]") {
+  LoadOptions o;
+  o.sets.push_back(parse_set("/host/hz=1000"));
+  o.sets.push_back(parse_set("/host/kernel=\"5.7\""));
+  o.sets.push_back(parse_set("/name=my run"));  // not JSON: taken as a string
+  const Scenario sc = load_scenario_text(kMinimal, "s.json", o);
+  CHECK(sc.variants[0].host.timers.hz == 1000);
+  CHECK(sc.variants[0].host.kernel.to_string() == "5.7");
+  CHECK(sc.name == "my run");
+  // An unquoted 5.7 is the JSON number 5.7, which cannot name 5.70 apart from 5.7: an error.
+  LoadOptions num;
+  num.sets.push_back(parse_set("/host/kernel=5.7"));
+  CHECK_THAT(error_of(kMinimal, num), Catch::Contains("/host/kernel: must be a string"));
+  CHECK_THROWS_WITH(parse_set("host/hz=1"), Catch::Contains("expected PTR=VALUE"));
+  LoadOptions bad;
+  bad.sets.push_back(parse_set("/nope/deeper=1"));
+  CHECK_THAT(error_of(kMinimal, bad), Catch::Contains("--set /nope/deeper: the parent /nope does not exist"));
+}
+
+TEST_CASE("nvmesim run on a bad scenario exits 2 - names file and pointer - writes nothing", "[scenario][cli]") {
+  const std::string dir = "nvmesim_test_bad_run";
+  std::remove((dir + ".json").c_str());
+  const std::string in = dir + ".in.json";
+  {
+    std::ofstream f(in);
+    f << with("\"1ms\"", "\"-4ms\"");
+  }
+  const std::string outp = dir + ".json";
+  const char* argv[] = {"nvmesim", "run", in.c_str(), "--out", outp.c_str()};
+  std::ostringstream out, err;
+  CHECK(cli_main(5, argv, out, err) == 2);
+  CHECK_THAT(err.str(), Catch::StartsWith("nvmesim: error: " + in + ": /controllers/0/enable_latency: duration \"-4ms\" is negative"));
+  CHECK(out.str().empty());
+  CHECK_FALSE(std::ifstream(outp).good());
+  std::remove(in.c_str());
+}
+
+TEST_CASE("nvmesim validate reports every file", "[scenario][cli]") {
+  const std::string good = std::string(NVMESIM_SOURCE_DIR) + "/scenarios/aws-c5.12xlarge.json";
+  const char* argv[] = {"nvmesim", "validate", good.c_str(), "no-such-file.json"};
+  std::ostringstream out, err;
+  CHECK(cli_main(4, argv, out, err) == 2);
+  CHECK_THAT(out.str(), Catch::Contains("aws-c5.12xlarge.json: ok (2 variants, 1 controller"));
+  CHECK_THAT(err.str(), Catch::Contains("no-such-file.json: cannot open"));
+}
+
+TEST_CASE("the CLI has help and rejects unknown commands", "[cli]") {
+  std::ostringstream out, err;
+  const char* help[] = {"nvmesim", "--help"};
+  CHECK(cli_main(2, help, out, err) == 0);
+  CHECK_THAT(out.str(), Catch::Contains("Usage: nvmesim <command>"));
+  const char* runhelp[] = {"nvmesim", "run", "--help"};
+  CHECK(cli_main(3, runhelp, out, err) == 0);
+  CHECK_THAT(out.str(), Catch::Contains("--trials"));
+  const char* bad[] = {"nvmesim", "rnu"};
+  CHECK(cli_main(2, bad, out, err) == 2);
+  CHECK_THAT(err.str(), Catch::Contains("did you mean \"run\"?"));
+  const char* badopt[] = {"nvmesim", "run", "--trails", "5"};
+  CHECK(cli_main(4, badopt, out, err) == 2);
+}
