@@ -59,14 +59,14 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "the timeline (nvmesim.timeline/1, or one JSON object per trial with --format jsonl).\n\nOptions");
   opts.add_options()
       ("help,h", "this help")
-      ("trials,n", po::value<int64_t>(), "trials per variant (overrides the file; 1 to 100000000)")
-      ("seed,s", po::value<int64_t>(), "scenario seed (overrides the file; >= 0)")
-      ("set", po::value<std::vector<std::string>>()->composing(),
-       "PTR=VALUE: set the JSON pointer PTR of the scenario to VALUE (JSON, or a string when it is not "
+      ("trials,n", po::value<int64_t>()->value_name("N"), "trials per variant (overrides the file; 1 to 100000000)")
+      ("seed,s", po::value<int64_t>()->value_name("S"), "scenario seed (overrides the file; >= 0)")
+      ("set", po::value<std::vector<std::string>>()->composing()->value_name("PTR=VALUE"),
+       "set the JSON pointer PTR of the scenario to VALUE (JSON, or a string when it is not "
        "JSON), e.g. --set /host/hz=1000; repeatable")
-      ("out,o", po::value<std::string>(), "write the timeline to this file (written atomically)")
-      ("format,f", po::value<std::string>(), "json (default; jsonl when --out ends in .jsonl) or jsonl")
-      ("detail-trials", po::value<int64_t>()->default_value(10),
+      ("out,o", po::value<std::string>()->value_name("FILE"), "write the timeline to this file (written atomically)")
+      ("format,f", po::value<std::string>()->value_name("FMT"), "json (default; jsonl when --out ends in .jsonl) or jsonl")
+      ("detail-trials", po::value<int64_t>()->default_value(10)->value_name("N"),
        "trials per variant whose full event list and dmesg go into a json timeline; the others keep "
        "status, times and phases (summaries always cover every trial)")
       ("quiet,q", "no table on stdout, no progress bar");
