@@ -1,0 +1,61 @@
+// Constant-memory statistics against the exact ones of sim/stats.hpp.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "models/rng.hpp"
+#include "sim/sketch.hpp"
+#include "sim/stats.hpp"
+
+using namespace nvmesim;
+
+TEST_CASE("sketch percentiles are exact below 4096 ns", "[stats]") {
+  QuantileSketch sk;
+  std::vector<double> ms;
+  for (int64_t v : {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 4000, -7, -4095}) {
+    sk.add(v);
+    ms.push_back(static_cast<double>(v) / 1e6);
+  }
+  const Summary e = summarize(ms), s = sk.summary_ms();
+  CHECK(s.count == e.count);
+  CHECK(s.min == e.min);
+  CHECK(s.max == e.max);
+  CHECK(s.mean == Approx(e.mean).epsilon(1e-12));
+  CHECK(s.stddev == Approx(e.stddev).epsilon(1e-9));
+  CHECK(s.p5 == Approx(e.p5).epsilon(1e-12));
+  CHECK(s.p10 == Approx(e.p10).epsilon(1e-12));
+  CHECK(s.p50 == Approx(e.p50).epsilon(1e-12));
+  CHECK(s.p90 == Approx(e.p90).epsilon(1e-12));
+  CHECK(s.p99 == Approx(e.p99).epsilon(1e-12));
+}
+
+TEST_CASE("sketch percentiles are within 0.05 percent for large values of either sign", "[stats]") {
+  QuantileSketch sk;
+  std::vector<double> ms;
+  Stream r(9, 0, "sketch");
+  for (int i = 0; i < 20000; ++i) {
+    // probe-like times around 6 ms and 217 ms, and deltas around -210 ms
+    const double u = r.next_uniform();
+    int64_t v = static_cast<int64_t>(6e6 + 1e6 * u);
+    if (i % 3 == 1) v = static_cast<int64_t>(217e6 + 2e6 * u);
+    if (i % 3 == 2) v = -static_cast<int64_t>(210e6 + 3e6 * u);
+    sk.add(v);
+    ms.push_back(static_cast<double>(v) / 1e6);
+  }
+  const Summary e = summarize(ms), s = sk.summary_ms();
+  CHECK(s.count == 20000);
+  CHECK(s.min == e.min);
+  CHECK(s.max == e.max);
+  CHECK(s.mean == Approx(e.mean).epsilon(1e-9));
+  for (auto [got, want] : {std::pair{s.p5, e.p5}, {s.p10, e.p10}, {s.p50, e.p50}, {s.p90, e.p90},
+                           {s.p95, e.p95}, {s.p99, e.p99}}) {
+    CHECK(std::fabs(got - want) <= 0.0005 * std::fabs(want));
+  }
+}
+
+TEST_CASE("an empty sketch summarises to zeros", "[stats]") {
+  const Summary s = QuantileSketch{}.summary_ms();
+  CHECK(s.count == 0);
+  CHECK(s.p50 == 0);
+}
