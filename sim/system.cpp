@@ -90,6 +90,8 @@ void nvme_system::drive() {
     (void)t0;
     trial_done(req, r);
   }
+  // One picosecond more, so that a trace file records the values of the last time step.
+  sc_core::wait(sc_core::sc_time::from_value(1));
   sc_core::sc_stop();
 }
 
