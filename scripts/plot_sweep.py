@@ -2,7 +2,7 @@
 """A sweep axis against the p50 probe time, with a p5-p95 band, one line per variant.
 
 Input: the merged sweep summary of `nvmesim merge DIR... --out MERGED.json` (DESIGN section 10).
-This script reads the following small format (docs/output.md, "Merged sweep summary"); extra keys
+This script reads the following small format (docs/plots.md, "Merged sweep summary"); extra keys
 are ignored:
 
   {"schema": "nvmesim.merged/1",
@@ -105,6 +105,7 @@ def main(argv=None):
         ax.set_xticklabels(cats)
     elif a.logx:
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(plotlib.matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     if a.logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)

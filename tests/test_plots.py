@@ -34,7 +34,7 @@ def check_image(path):
 
 
 def merged_fixture(path):
-    """A small merged sweep summary in the documented format (docs/output.md): enable latency x
+    """A small merged sweep summary in the documented format (docs/plots.md): enable latency x
     kernel, 3 x 2 points; the numbers are made up for the plot, not simulated."""
     pts = []
     for kernel, base in (("5.6", 216.0), ("5.7", 6.0)):
