@@ -84,7 +84,8 @@ nvme_controller::nvme_controller(sc_core::sc_module_name name, int index)
   dont_initialize();
 }
 
-void nvme_controller::trace(sc_core::sc_trace_file* tf, const std::string& prefix) const {
+void nvme_controller::trace(sc_core::sc_trace_file* tf, const std::string& prefix) {
+  tracing_ = true;
   sc_core::sc_trace(tf, cc_en_sig, prefix + ".CC_EN");
   sc_core::sc_trace(tf, rdy_sig, prefix + ".CSTS_RDY");
   sc_core::sc_trace(tf, cfs_sig, prefix + ".CSTS_CFS");
@@ -92,6 +93,7 @@ void nvme_controller::trace(sc_core::sc_trace_file* tf, const std::string& prefi
 }
 
 void nvme_controller::publish(int64_t t_ps) {
+  if (!tracing_) return;
   const int64_t now = now_ps();
   if (t_ps < now) t_ps = now;
   auto it = published_.end();

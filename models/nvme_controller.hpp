@@ -65,8 +65,9 @@ class nvme_controller : public sc_core::sc_module {
   /// when the change was evaluated lazily earlier; one method writes them all.
   sc_core::sc_signal<bool> cc_en_sig{"CC_EN"}, rdy_sig{"CSTS_RDY"}, cfs_sig{"CSTS_CFS"};
   sc_core::sc_signal<sc_dt::sc_uint<2>> shst_sig{"CSTS_SHST"};
-  /// Adds the four signals to `tf` as PREFIX.CC_EN, PREFIX.CSTS_RDY, ... (before sc_start).
-  void trace(sc_core::sc_trace_file* tf, const std::string& prefix) const;
+  /// Adds the four signals to `tf` as PREFIX.CC_EN, PREFIX.CSTS_RDY, ... (before sc_start) and
+  /// turns their updates on (without a trace file they cost nothing).
+  void trace(sc_core::sc_trace_file* tf, const std::string& prefix);
 
  private:
   struct Pending {
@@ -97,6 +98,7 @@ class nvme_controller : public sc_core::sc_module {
   void publish(int64_t t_ps);
   void apply_published();
   std::deque<Published> published_;
+  bool tracing_ = false;
   sc_core::sc_event publish_ev_;
 
   const int index_;

@@ -6,17 +6,40 @@ write a non-empty PNG and SVG; wrong input must give a clear error and exit stat
   test_plots.py SCRIPT --nvmesim BIN --source DIR --shared DIR --work DIR
 """
 import argparse
+import contextlib
+import importlib.util
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import types
 
 PY = "/usr/bin/python3"
+_modules = {}
 
 
 def run(cmd, expect=0):
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    """Runs a command; a plot script (cmd[0] == PY) runs in this process (matplotlib is imported
+    once, which keeps the test fast), the nvmesim binary as a process."""
+    if cmd[0] == PY:
+        script, argv = cmd[1], cmd[2:]
+        if script not in _modules:
+            spec = importlib.util.spec_from_file_location(os.path.basename(script)[:-3], script)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            _modules[script] = mod
+        out, err = io.StringIO(), io.StringIO()
+        code = 0
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = _modules[script].main(argv) or 0
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        p = types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+    else:
+        p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != expect:
         sys.stderr.write(f"FAILED (exit {p.returncode}, wanted {expect}): {' '.join(cmd)}\n{p.stdout}\n{p.stderr}\n")
         sys.exit(1)
@@ -63,7 +86,11 @@ def main():
     script = os.path.join(a.source, "scripts", f"plot_{a.script}.py")
     aws = os.path.join(a.source, "scenarios", "aws-c5.12xlarge.json")
 
-    run([PY, script, "--help"])
+    # Once as a real process, as a user runs it; then in-process (run()).
+    h = subprocess.run([PY, script, "--help"], capture_output=True, text=True)
+    assert h.returncode == 0 and "-o OUT" in h.stdout, h.stdout + h.stderr
+    e = subprocess.run([PY, script], capture_output=True, text=True)
+    assert e.returncode == 2 and "error" in e.stderr, e.stderr
     bad = w("bad.json")
     with open(bad, "w") as f:
         f.write('{"schema": "something else"}')
