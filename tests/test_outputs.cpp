@@ -216,3 +216,31 @@ TEST_CASE("simulated dmesg read back by nvmesim dmesg gives the simulated probe 
   std::remove("rt.json");
   std::remove("rt.txt");
 }
+
+TEST_CASE("trace rules hold with three controllers probing in parallel", "[outputs][trace]") {
+  const std::string reload = kSrc + "/scenarios/reload-32q.json";
+  REQUIRE(run("run " + reload + " --trials 2 -q --set /controllers/0/count=3 --trace-trials all --trace par_t.json") == 0);
+  const auto doc = nlohmann::json::parse(slurp("par_t.json"));
+  const auto problems = trace_problems(doc);
+  for (const auto& s : problems) INFO(s);
+  CHECK(problems.empty());
+  size_t threads = 0;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name") ++threads;
+  CHECK(threads == 2 * 3 * 2);  // 2 variants x 3 controllers x (host probe + device)
+  std::remove("par_t.json");
+}
+
+TEST_CASE("nvmesim dmesg --empirical output drives a scenario parameter", "[outputs][dmesg]") {
+  const std::string logs = std::string(NVMESIM_SHARED_DIR) + "/cases/reload-32q-msleep100.dmesg";
+  REQUIRE(std::system((std::string(NVMESIM_BINARY) + " dmesg " + logs +
+                       " --from nvme_init --to 'pci function' --empirical > emp.json 2>/dev/null").c_str()) == 0);
+  const std::string emp = slurp("emp.json");
+  // nvme_init -> pci function in the five reloads: 714.458501 - 714.456099 = 2.402 ms, ...
+  CHECK(emp == "{\"dist\":\"empirical\",\"samples\":[\"2402000ns\",\"3267000ns\",\"2242000ns\",\"2320000ns\","
+               "\"2586000ns\"]}\n");
+  const std::string reload = kSrc + "/scenarios/reload-32q.json";
+  CHECK(run("validate " + reload) == 0);
+  CHECK(run("run " + reload + " --trials 3 -q --set '/host/init_to_probe=" + emp.substr(0, emp.size() - 1) + "'") == 0);
+  std::remove("emp.json");
+}
