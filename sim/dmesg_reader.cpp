@@ -15,14 +15,14 @@ namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// Parses "SSSS.ffffff" (seconds, up to 10 digits; fraction up to 9 digits) at s[i..], stopping at
+// Parses "SSSS.ffffff" (seconds, up to 9 digits; fraction up to 9 digits) at s[i..], stopping at
 // the first other character. Returns ns and moves i past it.
 std::optional<int64_t> parse_seconds(const std::string& s, size_t& i) {
   size_t j = i;
   int64_t sec = 0;
   int digits = 0;
   while (j < s.size() && is_digit(s[j])) {
-    if (++digits > 10) return std::nullopt;
+    if (++digits > 9) return std::nullopt;  // 31 years of uptime; keeps ns within int64
     sec = sec * 10 + (s[j++] - '0');
   }
   if (digits == 0) return std::nullopt;
@@ -79,9 +79,10 @@ std::optional<int64_t> parse_iso(const std::string& s, size_t& i) {
     for (size_t k = a; k < a + len; ++k) v = v * 10 + (s[k] - '0');
     return v;
   };
-  const int64_t mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), se = num(17, 2);
+  const int64_t y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), se = num(17, 2);
+  if (y < 1970 || y > 2200) return std::nullopt;  // ns since the epoch stay within int64
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
-  int64_t ns = (days_from_civil(num(0, 4), mo, d) * 86400 + h * 3600 + mi * 60 + se) * 1000000000;
+  int64_t ns = (days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) * 1000000000;
   size_t j = n;
   if (j < s.size() && (s[j] == '.' || s[j] == ',')) {
     ++j;
@@ -141,7 +142,8 @@ Line split_line(const std::string& raw) {
         ++commas;
       } else if (commas < 3) {
         if (!is_digit(raw[j])) ok = false;
-        else if (fields[commas] < 100000000000000000) fields[commas] = fields[commas] * 10 + (raw[j] - '0');
+        else if (fields[commas] < 100000000000000) fields[commas] = fields[commas] * 10 + (raw[j] - '0');
+        else ok = false;  // more than 31 years in microseconds: not a kmsg record
       }
       ++j;
     }

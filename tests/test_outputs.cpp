@@ -244,3 +244,17 @@ TEST_CASE("nvmesim dmesg --empirical output drives a scenario parameter", "[outp
   CHECK(run("run " + reload + " --trials 3 -q --set '/host/init_to_probe=" + emp.substr(0, emp.size() - 1) + "'") == 0);
   std::remove("emp.json");
 }
+
+TEST_CASE("--dmesg prints the release's failure messages", "[outputs][dmesg]") {
+  // A controller that never becomes ready, CAP.TO = 1 (500 ms): the enable wait gives up at its
+  // deadline and the probe is removed with -ENODEV (-19). 5.6 prints the plain message, 5.7 adds
+  // CSTS (reference/linux-readiness.md section 1).
+  REQUIRE(run("run " + kAws + " --trials 1 -q --set '/controllers/0/faults={\"never_ready\":true}' "
+              "--set /controllers/0/cap/to=1 --dmesg fail_d.txt") == 0);
+  const std::string d = slurp("fail_d.txt");
+  CHECK(d.find("] nvme nvme0: Device not ready; aborting initialisation\n") != std::string::npos);
+  CHECK(d.find("] nvme nvme0: Device not ready; aborting initialisation, CSTS=0x0\n") != std::string::npos);
+  CHECK(d.find("] nvme nvme0: Removing after probe failure status: -19\n") != std::string::npos);
+  CHECK(d.find("default/read/poll queues") == std::string::npos);
+  std::remove("fail_d.txt");
+}
