@@ -245,7 +245,7 @@ TEST_CASE("nvmesim dmesg --empirical output drives a scenario parameter", "[outp
   std::remove("emp.json");
 }
 
-TEST_CASE("--dmesg prints the release's failure messages", "[outputs][dmesg]") {
+TEST_CASE("dmesg output prints the release's failure messages", "[outputs][dmesg]") {
   // A controller that never becomes ready, CAP.TO = 1 (500 ms): the enable wait gives up at its
   // deadline and the probe is removed with -ENODEV (-19). 5.6 prints the plain message, 5.7 adds
   // CSTS (reference/linux-readiness.md section 1).
