@@ -58,6 +58,11 @@ void linux_probe::start(const ProbeSetup& setup) {
 
 int64_t linux_probe::now_rel() const { return now_ps() - t0_ps_; }
 
+void linux_probe::set_state(HostState st) {
+  if (st != HostState::sleep) awake_state_ = st;
+  state_sig.write(static_cast<unsigned>(st));
+}
+
 void linux_probe::run() {
   for (;;) {
     sc_core::wait(start_ev_);
@@ -69,11 +74,13 @@ void linux_probe::run() {
     sq_tail_ = cq_head_ = next_cid_ = 0;
     cq_phase_ = true;
     ctrl_config_ = 0;
+    set_state(HostState::init_to_probe);
     try {
       probe();
     } catch (const SimulationLimitError& e) {
       outcome_.error = e.what();
     }
+    set_state(outcome_.status == ProbeStatus::ok ? HostState::done : HostState::failed);
     done_ = true;
     done_ev_.notify(sc_core::SC_ZERO_TIME);
   }
@@ -143,7 +150,10 @@ void linux_probe::sleep_once(const SleepPolicy& policy) {
   const double irq_u = irq_stream_.next_uniform();
   int64_t end = t0_ps_ + p.end_ps(*s_.clock, s_.host->timers, start - t0_ps_, irq_u);
   if (p.schedules()) end += s_.host->wakeup_latency.sample_ps(wakeup_stream_);
+  const HostState awake = awake_state_;
+  set_state(HostState::sleep);
   sc_core::wait(ps_time(end - start));
+  set_state(awake);
   if (s_.recorder->detailed()) {
     Event e;
     e.t_ps = start - t0_ps_;
@@ -238,6 +248,7 @@ void linux_probe::probe() {
   sc_core::wait(ps_time(host.init_to_probe.sample_ps(init_stream_)));
   rec.phase(ph).end_ps = now_rel();
   message("pci function " + ctrl.pci_address);
+  set_state(HostState::pci_enable);
 
   // nvme_pci_enable: CSTS read all ones means the function is gone.
   if (read32(regs::kCsts, "CSTS") == regs::kAllOnes32) return fail(ProbeStatus::enodev, ENODEV);
@@ -255,6 +266,7 @@ void linux_probe::probe() {
 
   // Disable: CC.EN=0 (and SHN cleared), then wait for RDY=0 with the CAP.TO deadline.
   ph = rec.add_phase(Phase{"disable", index_, now_rel(), 0, 0, 0});
+  set_state(HostState::disable_wait);
   ctrl_config_ &= ~(regs::Cc{false, 0, 0, 0, regs::Shn::abrupt, 0, 0, false}.encode() | 1u);
   write32(regs::kCc, ctrl_config_, "CC");
   int rc = wait_ready(cap.to, false, "reset", ph);
@@ -262,6 +274,7 @@ void linux_probe::probe() {
   if (rc != 0) return fail(ProbeStatus::enodev, -rc);
 
   // Admin queue registers: AQA, then ASQ and ACQ as two 32-bit writes each (lo_hi_writeq).
+  set_state(HostState::admin_queue);
   const uint32_t depth = hostmem::kAdminQueueDepth - 1;
   write32(regs::kAqa, regs::Aqa{static_cast<uint16_t>(depth), static_cast<uint16_t>(depth)}.encode(), "AQA");
   write32(regs::kAsq, static_cast<uint32_t>(hostmem::kAdminSq), "ASQ");
@@ -271,6 +284,7 @@ void linux_probe::probe() {
 
   // Enable: the release's CC write sequence, then wait for RDY=1.
   ph = rec.add_phase(Phase{"enable", index_, now_rel(), 0, 0, 0});
+  set_state(HostState::enable_wait);
   regs::Cc cc;
   cc.en = true;
   cc.css = 0;      // NVM command set
@@ -286,6 +300,7 @@ void linux_probe::probe() {
 
   // Admin phase: Identify Controller, Set Features (Number of Queues), Create I/O CQ and SQ.
   ph = rec.add_phase(Phase{"admin", index_, now_rel(), 0, 0, 0});
+  set_state(HostState::admin_commands);
   admin_command(regs::opcode::kIdentify, 1 /* CNS: controller */, 0, hostmem::kIdentify);
   const uint32_t want = host.cpus;
   const uint32_t granted_dw0 = admin_command(regs::opcode::kSetFeatures, 0x07 /* Number of Queues */,

@@ -26,6 +26,20 @@ enum class ProbeStatus : uint8_t {
 };
 const char* to_string(ProbeStatus s);
 
+/// What the probing host thread is doing, as the integer of linux_probe::state_sig (--vcd).
+enum class HostState : uint8_t {
+  idle = 0,            ///< before the first trial
+  init_to_probe = 1,   ///< driver init until the async probe of this function starts
+  pci_enable = 2,      ///< CSTS all-ones check, CAP and VS reads
+  disable_wait = 3,    ///< CC.EN=0 written, polling CSTS.RDY=0
+  sleep = 4,           ///< sleeping between two CSTS reads (in either wait)
+  admin_queue = 5,     ///< AQA/ASQ/ACQ writes
+  enable_wait = 6,     ///< CC.EN=1 written, polling CSTS.RDY=1
+  admin_commands = 7,  ///< Identify, Set Features, Create I/O CQ/SQ
+  done = 8,            ///< queues line printed
+  failed = 9,          ///< probe failed (-ENODEV, -EINTR)
+};
+
 /// Thrown when a trial exceeds a safety limit (HostParams::max_polls_per_wait).
 class SimulationLimitError : public std::runtime_error {
  public:
@@ -66,6 +80,9 @@ class linux_probe : public sc_core::sc_module {
   const sc_core::sc_event& done_event() const { return done_ev_; }
   const ProbeOutcome& outcome() const { return outcome_; }
 
+  /// The thread's HostState as an integer, written when it changes (for sc_trace / --vcd).
+  sc_core::sc_signal<sc_dt::sc_uint<4>> state_sig{"host_state"};
+
  private:
   void run();  // SC_THREAD
   void probe();
@@ -81,6 +98,8 @@ class linux_probe : public sc_core::sc_module {
   void message(const std::string& text);
   int64_t now_rel() const;
   void fail(ProbeStatus status, int errno_value);
+  void set_state(HostState s);
+  HostState awake_state_ = HostState::idle;
 
   const int index_;
   const std::string dev_;  // "nvme0"

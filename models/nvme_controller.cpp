@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace nvmesim {
 
@@ -78,6 +79,46 @@ nvme_controller::nvme_controller(sc_core::sc_module_name name, int index)
   SC_METHOD(on_transition);
   sensitive << transition_ev_;
   dont_initialize();
+  SC_METHOD(apply_published);
+  sensitive << publish_ev_;
+  dont_initialize();
+}
+
+void nvme_controller::trace(sc_core::sc_trace_file* tf, const std::string& prefix) {
+  tracing_ = true;
+  sc_core::sc_trace(tf, cc_en_sig, prefix + ".CC_EN");
+  sc_core::sc_trace(tf, rdy_sig, prefix + ".CSTS_RDY");
+  sc_core::sc_trace(tf, cfs_sig, prefix + ".CSTS_CFS");
+  sc_core::sc_trace(tf, shst_sig, prefix + ".CSTS_SHST");
+}
+
+void nvme_controller::publish(int64_t t_ps) {
+  if (!tracing_) return;
+  const int64_t now = now_ps();
+  if (t_ps < now) t_ps = now;
+  auto it = published_.end();
+  while (it != published_.begin() && std::prev(it)->t_ps > t_ps) --it;
+  published_.insert(it, Published{t_ps, cc_, csts_value()});
+  publish_ev_.notify(ps_time(published_.front().t_ps - now));
+}
+
+void nvme_controller::apply_published() {
+  const int64_t now = now_ps();
+  bool any = false;
+  Published last{};
+  while (!published_.empty() && published_.front().t_ps <= now) {
+    last = published_.front();
+    published_.pop_front();
+    any = true;
+  }
+  if (any) {
+    const regs::Csts c = regs::Csts::decode(last.csts);
+    cc_en_sig.write(regs::Cc::decode(last.cc).en);
+    rdy_sig.write(c.rdy);
+    cfs_sig.write(c.cfs);
+    shst_sig.write(static_cast<unsigned>(c.shst));
+  }
+  if (!published_.empty()) publish_ev_.notify(ps_time(published_.front().t_ps - now));
 }
 
 void nvme_controller::begin_trial(const ControllerParams* params, uint64_t seed, uint64_t trial,
@@ -113,6 +154,8 @@ void nvme_controller::begin_trial(const ControllerParams* params, uint64_t seed,
     state_ = ControllerState::disabled;
     cc_ = 0;
   }
+  published_.clear();
+  publish(t0_ps_);
 }
 
 int64_t nvme_controller::edge_at_or_after(int64_t t_ps) const {
@@ -124,6 +167,7 @@ int64_t nvme_controller::edge_at_or_after(int64_t t_ps) const {
 
 void nvme_controller::enter(ControllerState s, int64_t t_ps) {
   state_ = s;
+  publish(t_ps);
   if (rec_->detailed()) {
     Event e;
     e.t_ps = rel(t_ps);
@@ -229,6 +273,7 @@ void nvme_controller::write_cc(uint32_t value, int64_t t_ps) {
   const regs::Cc old = regs::Cc::decode(cc_);
   const regs::Cc nw = regs::Cc::decode(value);
   cc_ = value;
+  publish(t_ps);
   if (!old.en && nw.en) {
     if (state_ != ControllerState::disabled) {
       warn(t_ps, std::string("CC.EN 0->1 while CSTS.RDY=1 (undefined; ignored, state ") +

@@ -60,6 +60,15 @@ class nvme_controller : public sc_core::sc_module {
   /// The state as of absolute time `t_ps` (for tests and tracing).
   ControllerState state_at(int64_t t_ps);
 
+  /// CC.EN, CSTS.RDY, CSTS.CFS and CSTS.SHST as signals (for sc_trace / --vcd). Each changes at
+  /// the simulated time the register does (a write's effect, a transition's clock edge), also
+  /// when the change was evaluated lazily earlier; one method writes them all.
+  sc_core::sc_signal<bool> cc_en_sig{"CC_EN"}, rdy_sig{"CSTS_RDY"}, cfs_sig{"CSTS_CFS"};
+  sc_core::sc_signal<sc_dt::sc_uint<2>> shst_sig{"CSTS_SHST"};
+  /// Adds the four signals to `tf` as PREFIX.CC_EN, PREFIX.CSTS_RDY, ... (before sc_start) and
+  /// turns their updates on (without a trace file they cost nothing).
+  void trace(sc_core::sc_trace_file* tf, const std::string& prefix);
+
  private:
   struct Pending {
     bool active = false;
@@ -81,6 +90,16 @@ class nvme_controller : public sc_core::sc_module {
   void on_transition();     // SC_METHOD on transition_ev_: applies a due transition
   void warn(int64_t t_ps, std::string text);
   int64_t rel(int64_t abs_ps) const { return abs_ps - t0_ps_; }
+  // Register values for the signals, applied at their time by apply_published (SC_METHOD).
+  struct Published {
+    int64_t t_ps;
+    uint32_t cc, csts;
+  };
+  void publish(int64_t t_ps);
+  void apply_published();
+  std::deque<Published> published_;
+  bool tracing_ = false;
+  sc_core::sc_event publish_ev_;
 
   const int index_;
   const ControllerParams* p_ = nullptr;

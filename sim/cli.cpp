@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cmd_dmesg.hpp"
 #include "sim/default_scenario.hpp"
 #include "sim/output.hpp"
 #include "sim/runner.hpp"
@@ -69,6 +70,18 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ("detail-trials", po::value<int64_t>()->default_value(10)->value_name("N"),
        "trials per variant whose full event list and dmesg go into a json timeline; the others keep "
        "status, times and phases (summaries always cover every trial)")
+      ("trace", po::value<std::string>(),
+       "write a Chrome trace event JSON file for Perfetto UI / chrome://tracing (one process per variant, "
+       "tracks per controller and probing host thread)")
+      ("trace-trials", po::value<std::string>()->default_value("0"),
+       "trials of each variant in --trace: all, none, or a list such as 0,3,10-19")
+      ("vcd", po::value<std::string>(),
+       "write a VCD waveform through sc_trace for GTKWave: CC.EN, CSTS.RDY/CFS/SHST and the host state per "
+       "controller, every trial back to back on the simulation time axis")
+      ("dmesg", po::value<std::string>(),
+       "write the trials as the kernel logs them (each trial one boot, times from boot.probe_start_s)")
+      ("dmesg-trials", po::value<std::string>()->default_value("all"),
+       "trials of each variant in --dmesg: all, none, or a list such as 0-9")
       ("quiet,q", "no table on stdout, no progress bar");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(), "scenario file");
@@ -79,7 +92,8 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const auto vm = parse(args, opts, all, pos);
   if (vm.count("help")) {
     out << opts << "\nExamples:\n  nvmesim run\n  nvmesim run scenarios/aws-c5.12xlarge.json --trials 1000 --out a.json\n"
-                   "  nvmesim run scenarios/reload-32q.json --set /host/hz=1000 -q --out r.jsonl\n";
+                   "  nvmesim run scenarios/reload-32q.json --set /host/hz=1000 -q --out r.jsonl\n"
+                   "  nvmesim run scenarios/aws-c5.12xlarge.json --trials 5 --trace t.json --vcd w.vcd --dmesg d.txt\n";
     return kExitOk;
   }
   LoadOptions lo;
@@ -112,6 +126,11 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const int64_t dt = vm["detail-trials"].as<int64_t>();
   if (dt < 0) throw InputError("--detail-trials: must be >= 0");
   ro.detail_trials = static_cast<uint64_t>(dt);
+  if (vm.count("trace")) ro.trace_path = vm["trace"].as<std::string>();
+  if (vm.count("vcd")) ro.vcd_path = vm["vcd"].as<std::string>();
+  if (vm.count("dmesg")) ro.dmesg_path = vm["dmesg"].as<std::string>();
+  ro.trace_trials = TrialSelection::parse(vm["trace-trials"].as<std::string>(), "--trace-trials");
+  ro.dmesg_trials = TrialSelection::parse(vm["dmesg-trials"].as<std::string>(), "--dmesg-trials");
   ro.quiet = vm.count("quiet") > 0;
   ro.progress = !ro.quiet;
   const RunReport rep = run_scenario(sc, ro);
@@ -156,6 +175,7 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "[SCENARIO]", "run a scenario's variants and trials; table on stdout, timeline with --out", cmd_run},
       {"validate", "FILE...", "check scenario files without running them", cmd_validate},
+      {"dmesg", "LOG...", "intervals (e.g. driver init to queues line) from real kernel logs, as JSON", cmd_dmesg},
   };
   return table;
 }

@@ -15,8 +15,9 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   tmp_ = (slash == std::string::npos ? "" : dir) + "." + base + ".tmp." + std::to_string(::getpid());
   f_ = std::fopen(tmp_.c_str(), "wb");
   if (!f_) throw IoError(path_ + ": cannot create (" + std::strerror(errno) + ")");
-  static thread_local char buffer[1 << 16];
-  std::setvbuf(f_, buffer, _IOFBF, sizeof buffer);
+  // Each file has its own buffer: several outputs (timeline, trace, dmesg) are open at once.
+  buffer_ = std::make_unique<char[]>(kBufferBytes);
+  std::setvbuf(f_, buffer_.get(), _IOFBF, kBufferBytes);
 }
 
 AtomicFile::~AtomicFile() {

@@ -3,6 +3,7 @@
 // Lines), and dmesg lines in the kernel's format.
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +34,8 @@ class AtomicFile {
 
  private:
   std::string path_, tmp_;
+  static constexpr size_t kBufferBytes = 1 << 16;
+  std::unique_ptr<char[]> buffer_;  // declared before f_ is closed in the destructor body
   std::FILE* f_ = nullptr;
   bool failed_ = false;
 };

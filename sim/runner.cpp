@@ -9,7 +9,9 @@
 #include <ostream>
 #include <unistd.h>
 
+#include "sim/dmesg_output.hpp"
 #include "sim/output.hpp"
+#include "sim/vcd_output.hpp"
 #include "sim/version.hpp"
 
 namespace nvmesim {
@@ -107,11 +109,24 @@ class Progress {
 RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
   std::unique_ptr<AtomicFile> out;
   if (!opt.out_path.empty()) out = std::make_unique<AtomicFile>(opt.out_path);
+  // Trace and dmesg files are opened first so that a bad path fails before the run.
+  std::unique_ptr<AtomicFile> trace_file, dmesg_file;
+  std::unique_ptr<TraceWriter> trace;
+  if (!opt.trace_path.empty()) {
+    trace_file = std::make_unique<AtomicFile>(opt.trace_path);
+    trace = std::make_unique<TraceWriter>(sc);
+  }
+  if (!opt.dmesg_path.empty()) dmesg_file = std::make_unique<AtomicFile>(opt.dmesg_path);
 
   size_t n_ctrl = 0;
   for (const auto& v : sc.variants) n_ctrl = std::max(n_ctrl, v.controllers.size());
   init_systemc();
   nvme_system system("system", n_ctrl);
+  std::unique_ptr<VcdOutput> vcd;
+  if (!opt.vcd_path.empty()) {
+    vcd = std::make_unique<VcdOutput>(opt.vcd_path);
+    system.trace(vcd->file());
+  }
 
   std::vector<VariantAccumulator> acc(sc.variants.size());
   for (auto& a : acc) {
@@ -156,7 +171,8 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
     req.variant_index = v_index;
     req.seed = sc.seed;
     req.trial = k;
-    req.detailed = out && opt.format == OutputFormat::json && k < opt.detail_trials;
+    req.detailed = (out && opt.format == OutputFormat::json && k < opt.detail_trials) ||
+                   (trace && opt.trace_trials.contains(k)) || (dmesg_file && opt.dmesg_trials.contains(k));
     ++k;
     return true;
   };
@@ -210,9 +226,15 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
         } else {
           buf += ',';
         }
-        append_trial_json(buf, req, res, sc.probe_start_s, true, nullptr);
+        append_trial_json(buf, req, res, sc.probe_start_s, req.trial < opt.detail_trials, nullptr);
       }
       out->write(buf);
+    }
+    if (trace && opt.trace_trials.contains(req.trial)) trace->add_trial(req, res);
+    if (dmesg_file && opt.dmesg_trials.contains(req.trial)) {
+      buf.clear();
+      append_dmesg_trial(buf, res, sc.probe_start_s);
+      dmesg_file->write(buf);
     }
     if (req.trial + 1 == sc.trials) finish_variant(req.variant_index);
     progress.update(++done, req.variant->name);
@@ -233,6 +255,12 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
     report.paired.push_back(std::move(p));
   }
 
+  if (vcd) vcd->commit();
+  if (trace) {
+    trace_file->write(trace->render());
+    trace_file->commit();
+  }
+  if (dmesg_file) dmesg_file->commit();
   if (out) {
     ojson paired = ojson::array();
     for (const auto& p : report.paired) paired.push_back(paired_json(p));

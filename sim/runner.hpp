@@ -10,6 +10,7 @@
 
 #include "sim/scenario.hpp"
 #include "sim/stats.hpp"
+#include "sim/trace_output.hpp"
 
 namespace nvmesim {
 
@@ -19,6 +20,11 @@ struct RunOptions {
   std::string out_path;            ///< timeline file; empty for none
   OutputFormat format = OutputFormat::json;
   uint64_t detail_trials = 10;     ///< trials per variant that keep their full event list (json)
+  std::string trace_path;          ///< Chrome trace event JSON (--trace); empty for none
+  std::string vcd_path;            ///< VCD through sc_trace (--vcd), every trial; empty for none
+  std::string dmesg_path;          ///< dmesg text (--dmesg); empty for none
+  TrialSelection trace_trials = TrialSelection::parse("0", "--trace-trials");  ///< trials in --trace
+  TrialSelection dmesg_trials = TrialSelection::parse("all", "--dmesg-trials"); ///< trials in --dmesg
   bool quiet = false;              ///< no table on stdout
   bool progress = true;            ///< progress bar on stderr when it is a terminal
 };

@@ -39,12 +39,24 @@ nvme_system::nvme_system(sc_core::sc_module_name name, size_t n_controllers) : s
   SC_THREAD(drive);
 }
 
+void nvme_system::trace(sc_core::sc_trace_file* tf) const {
+  sc_core::sc_trace(tf, trial_sig, "trial");
+  sc_core::sc_trace(tf, variant_sig, "variant");
+  for (size_t i = 0; i < controllers_.size(); ++i) {
+    const std::string dev = "nvme" + std::to_string(i);
+    controllers_[i]->trace(tf, dev);
+    sc_core::sc_trace(tf, probes_[i]->state_sig, dev + ".host_state");
+  }
+}
+
 void nvme_system::drive() {
   const uint64_t h_phase = fnv1a64("host/tick_phase");
   TrialRequest req;
   while (next_trial && next_trial(req)) {
     const Variant& v = *req.variant;
     recorder_.begin_trial(req.detailed);
+    trial_sig.write(static_cast<int>(req.trial));
+    variant_sig.write(static_cast<int>(req.variant_index));
     // The trial starts at a random phase of a random tick (linux-readiness.md section 4).
     Stream tick(req.seed, req.trial, h_phase);
     const double tick_ps = 1e12 / v.host.timers.hz;
@@ -78,6 +90,8 @@ void nvme_system::drive() {
     (void)t0;
     trial_done(req, r);
   }
+  // One picosecond more, so that a trace file records the values of the last time step.
+  sc_core::wait(sc_core::sc_time::from_value(1));
   sc_core::sc_stop();
 }
 

@@ -48,6 +48,13 @@ class nvme_system : public sc_core::sc_module {
   /// Called with each finished trial.
   std::function<void(const TrialRequest&, const TrialResult&)> trial_done;
 
+  /// Adds to `tf` (before sc_start), per controller N: nvmeN.CC_EN, nvmeN.CSTS_RDY, nvmeN.CSTS_CFS,
+  /// nvmeN.CSTS_SHST and nvmeN.host_state (HostState of the thread probing it); and the running
+  /// trial's index and variant index as `trial` and `variant`.
+  void trace(sc_core::sc_trace_file* tf) const;
+  /// The running trial's index and variant index (for tracing).
+  sc_core::sc_signal<int> trial_sig{"trial"}, variant_sig{"variant"};
+
   /// Set when a trial hit a safety limit; the simulation stops and the runner reports it.
   const std::string& error() const { return error_; }
 
