@@ -427,7 +427,7 @@ void linux_probe::probe(const PhaseNames& names) {
   memory.clear();
   sq_tail_ = cq_head_ = next_cid_ = 0;
   cq_phase_ = true;
-  ctrl_config_ = 0;
+  if (names.pre_probe) ctrl_config_ = 0;  // a new boot; a reset keeps the driver's CC value
   crime_set_ = false;
   aer_cid_ = 0xFFFF;
   last_csts_ = 0;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cmd_profiles.hpp"
 #include "sim/default_scenario.hpp"
 #include "sim/output.hpp"
 #include "sim/runner.hpp"
@@ -156,6 +157,7 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "[SCENARIO]", "run a scenario's variants and trials; table on stdout, timeline with --out", cmd_run},
       {"validate", "FILE...", "check scenario files without running them", cmd_validate},
+      {"profiles", "[--json]", "the Linux kernel profiles 4.8 to 6.19 and their fields", cmd_profiles},
   };
   return table;
 }
