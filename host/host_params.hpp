@@ -18,6 +18,22 @@ struct HostParams {
   /// Safety limit: CSTS reads in one readiness wait before the trial is stopped as an error
   /// (a busy poll against a never-ready controller with a 128 s timeout would take ~10^8).
   uint64_t max_polls_per_wait = 2'000'000;
+  /// nvme_core.shutdown_timeout module parameter, seconds (default 5); with Identify RTD3E the
+  /// driver uses clamp(RTD3E in whole seconds, this, 60) (linux-readiness.md section 2).
+  uint32_t shutdown_timeout_s = 5;
+  /// Shut controllers down in parallel (the proposed asynchronous shutdown) instead of one after
+  /// the other (every release so far).
+  bool async_shutdown = false;
+  /// CC.SHN value the shutdown writes: normal (01b, what Linux writes) or abrupt (10b).
+  bool abrupt_shutdown = false;
+  /// What-if knobs for a host that programs the controller wrongly (Linux never does): they
+  /// provoke the device's bad-configuration behaviour (CSTS.CFS) and the enable-ignored fault.
+  struct BadConfig {
+    int mps = -1;                  ///< CC.MPS to write instead of 0 (4 KiB); -1: Linux's value
+    bool asq_misaligned = false;   ///< ASQ/ACQ off a 4 KiB boundary
+    bool aqa_zero = false;         ///< AQA = 0 (one-entry queues)
+    bool skip_admin_queue = false; ///< never write AQA/ASQ/ACQ
+  } bad_config;
 };
 
 }  // namespace nvmesim

@@ -12,6 +12,7 @@
 #include "host/host_memory.hpp"
 #include "host/host_params.hpp"
 #include "models/controller_params.hpp"
+#include "models/nvme_regs.hpp"
 #include "models/recorder.hpp"
 #include "models/rng.hpp"
 
@@ -46,11 +47,21 @@ class SimulationLimitError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// What one controller's probe did in one trial. Times are ps from driver init.
+/// What the host does to one controller next (DESIGN section 7, `workload`).
+enum class HostAction : uint8_t {
+  probe,     ///< the boot's probe (nvme_init -> queues line)
+  shutdown,  ///< nvme_shutdown at power-off / reboot: delete I/O queues, CC.SHN, wait for SHST
+  reset,     ///< `nvme reset`: delete I/O queues, disable, then the probe's configure path again
+  reboot_probe,  ///< the probe of the next boot, after a shutdown and a platform reset
+};
+
+/// What one action on one controller did in one trial. Times are ps from driver init.
 struct ProbeOutcome {
   ProbeStatus status = ProbeStatus::ok;
-  int64_t end_ps = 0;  ///< the queues line, or the failure
-  std::string error;   ///< set when the trial hit a safety limit (SimulationLimitError)
+  int64_t start_ps = 0;      ///< when the action began
+  int64_t end_ps = 0;        ///< the queues line, the end of the shutdown, or the failure
+  int64_t namespace_ps = -1; ///< first namespace usable (probe actions that reached the queues line)
+  std::string error;         ///< set when the trial hit a safety limit (SimulationLimitError)
 };
 
 /// Everything one probe needs for one trial. Pointers must outlive the trial.
@@ -61,6 +72,8 @@ struct ProbeSetup {
   Recorder* recorder = nullptr;
   uint64_t seed = 0;
   uint64_t trial = 0;
+  /// dev_warn_once state of the "bad crto" warning: one flag per boot, shared by all controllers.
+  bool* crto_warned = nullptr;
 };
 
 class linux_probe : public sc_core::sc_module {
@@ -74,8 +87,10 @@ class linux_probe : public sc_core::sc_module {
   /// `index` is the N of nvmeN.
   linux_probe(sc_core::sc_module_name name, int index);
 
-  /// Starts a probe now (trial time 0 is the current simulation time).
+  /// Starts a trial's probe now (trial time 0 is the current simulation time).
   void start(const ProbeSetup& setup);
+  /// Starts a later action of the same trial now (same time origin and streams).
+  void start_action(HostAction action);
   bool done() const { return done_; }
   const sc_core::sc_event& done_event() const { return done_ev_; }
   const ProbeOutcome& outcome() const { return outcome_; }
@@ -84,17 +99,39 @@ class linux_probe : public sc_core::sc_module {
   sc_core::sc_signal<sc_dt::sc_uint<4>> state_sig{"host_state"};
 
  private:
+  struct PhaseNames {
+    const char *pre_probe, *disable, *enable, *admin, *ns;
+  };
   void run();  // SC_THREAD
-  void probe();
+  // The probe from driver init (with pre_probe) or from nvme_pci_enable (reset's configure path).
+  void probe(const PhaseNames& names);
+  void shutdown();
+  void reset();
+  // nvme_disable_ctrl(shutdown=false): CC.EN=0, the quirk delay, wait RDY=0. Returns 0 or -errno.
+  int disable(size_t phase);
+  // Deletes the I/O queues created by the last probe (nvme_dev_disable).
+  void delete_io_queues();
+  // The 6.19 function-level reset: FLR, 100 ms, wait until the function answers. 0 or -errno.
+  int function_level_reset();
+  bool delay_quirk() const;
+  void check_namespace(const PhaseNames& names);
   // MMIO through the link; the thread waits for the read's round trip or the write's posting.
   uint32_t read32(uint32_t offset, const char* reg);
   void write32(uint32_t offset, uint32_t value, const char* reg);
   void mmio(tlm::tlm_command cmd, uint32_t offset, uint8_t* data, const char* reg, uint32_t value);
   // One nvme_wait_ready loop (linux-readiness.md section 1). Returns 0, -ENODEV or -EINTR.
-  int wait_ready(uint64_t timeout_500ms, bool want_ready, const char* op, size_t phase_index);
-  void sleep_once(const SleepPolicy& policy);
+  // The deadline is jiffies + timeout: `seconds` gives timeout * HZ, else the release's form of
+  // TO in 500 ms units. `mask`/`value` select the wanted CSTS state.
+  int wait_ready(uint64_t timeout, bool seconds, uint32_t mask, uint32_t value, const char* op,
+                 size_t phase_index);
+  // The pre-6.2 shutdown loop (no all-ones check, its own message).
+  int wait_shutdown_msleep_loop(uint64_t timeout_s, size_t phase_index);
+  int64_t sleep_once(const SleepPolicy& policy);
+  uint32_t read_config16(uint32_t offset);
   // One synchronous admin command; returns CQE DW0.
-  uint32_t admin_command(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1);
+  uint32_t admin_command(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid = 0);
+  uint16_t submit(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid);
+  uint32_t wait_completion(uint16_t cid);
   void message(const std::string& text);
   int64_t now_rel() const;
   void fail(ProbeStatus status, int errno_value);
@@ -113,6 +150,15 @@ class linux_probe : public sc_core::sc_module {
   uint16_t sq_tail_ = 0, cq_head_ = 0, next_cid_ = 0;
   bool cq_phase_ = true;
   uint32_t ctrl_config_ = 0;
+  HostAction action_ = HostAction::probe;
+  regs::Cap cap_{};              // CAP as last read
+  uint32_t granted_queues_ = 0;  // I/O queue pairs created by the last probe
+  bool model_quirk_ = false;     // the model-string quirk matched at Identify (this boot)
+  uint32_t shutdown_timeout_s_ = 5;
+  bool crime_set_ = false;
+  uint32_t last_csts_ = 0;       // CSTS of the last failed wait (CFS decides the status)
+  bool aen_received_ = false;
+  uint16_t aer_cid_ = 0xFFFF;
   tlm::tlm_generic_payload trans_;
 };
 

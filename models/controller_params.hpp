@@ -22,9 +22,25 @@ struct AdminLatencies {
   Distribution create_queue = Distribution::fixed(0);  ///< Create I/O CQ and Create I/O SQ
 };
 
-/// Device faults (DESIGN section 7 `faults`). Only never_ready is modelled so far.
+/// A window of trial time (ps from driver init) during which every read of the function returns
+/// all ones and writes are dropped: surprise removal (`for_ps` < 0: from `from_ps` on) or a
+/// window (e.g. the device drops off the bus during its own reset).
+struct AllOnesWindow {
+  bool active = false;
+  int64_t from_ps = 0;
+  int64_t for_ps = -1;  ///< -1: for ever (surprise removal)
+  bool contains(int64_t t_ps) const {
+    return active && t_ps >= from_ps && (for_ps < 0 || t_ps < from_ps + for_ps);
+  }
+};
+
+/// Device faults (DESIGN section 7 `faults`; nvme-registers.md "Rules the controller model follows").
 struct ControllerFaults {
-  bool never_ready = false;  ///< CC.EN 0->1 never sets CSTS.RDY
+  bool never_ready = false;        ///< CC.EN 0->1 never sets CSTS.RDY
+  double cfs_on_enable = 0.0;      ///< probability (0..1) that an enable ends in CSTS.CFS instead of RDY
+  AllOnesWindow all_ones;          ///< reads return FFFFFFFFh (CSTS, CAP, everything) in this window
+  bool ignore_enable_before_admin_queue = false;  ///< EN 0->1 ignored until AQA, ASQ and ACQ were written
+  bool stuck_ready = false;        ///< CC.EN 1->0 never clears RDY until a function-level reset
 };
 
 /// One controller's configuration. Latencies in picoseconds; field ranges are checked by the
@@ -42,7 +58,12 @@ struct ControllerParams {
   Handoff handoff = Handoff::disabled;
   Distribution enable_latency = Distribution::fixed(0);   ///< CC.EN 0->1 to CSTS.RDY=1
   Distribution disable_latency = Distribution::fixed(0);  ///< CC.EN 1->0 to CSTS.RDY=0
-  Distribution shutdown_latency = Distribution::fixed(0); ///< CC.SHN write to SHST=complete
+  Distribution shutdown_latency = Distribution::fixed(0); ///< CC.SHN=01 (normal) write to SHST=complete
+  Distribution abrupt_shutdown_latency = Distribution::fixed(0); ///< CC.SHN=10 (abrupt) write to SHST=complete
+  /// EN 0->1 to the media (namespaces) being ready. With CC.CRIME=0 RDY waits for it too (ready
+  /// with media); with CC.CRIME=1 RDY follows enable_latency alone and namespaces report NRDY=0
+  /// until this has passed (ready independent of media, NVMe 2.0).
+  Distribution media_latency = Distribution::fixed(0);
   AdminLatencies admin;
   uint32_t io_queues = 2;                  ///< I/O queue pairs the device grants (Set Features)
   std::string model = "nvmesim controller";///< Identify Controller MN
@@ -55,6 +76,9 @@ struct LinkParams {
   int generation = 3;                      ///< 1..5 (2.5, 5, 8, 16, 32 GT/s per lane)
   int width = 4;                           ///< lanes: 1, 2, 4, 8, 16
   Distribution one_way = Distribution::fixed(450'000);  ///< per-direction latency of a TLP
+  /// How long a posted write holds the initiator beyond leaving its transmitter: 0 on bare metal;
+  /// in a VM with an emulated device every MMIO write traps to the VMM (link.preset "vm-emulated").
+  Distribution write_stall = Distribution::fixed(0);
 };
 
 }  // namespace nvmesim

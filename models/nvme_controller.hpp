@@ -68,6 +68,9 @@ class nvme_controller : public sc_core::sc_module {
   /// Adds the four signals to `tf` as PREFIX.CC_EN, PREFIX.CSTS_RDY, ... (before sc_start) and
   /// turns their updates on (without a trace file they cost nothing).
   void trace(sc_core::sc_trace_file* tf, const std::string& prefix);
+  /// A platform reset (reboot): the controller returns to the state firmware leaves it in
+  /// (`handoff`), now. Random streams continue; the trial's time origin stays.
+  void platform_reset();
 
  private:
   struct Pending {
@@ -84,6 +87,12 @@ class nvme_controller : public sc_core::sc_module {
   uint64_t read_register(uint32_t offset, uint32_t len);
   void write_register(uint32_t offset, uint64_t value, int64_t t_ps);
   void write_cc(uint32_t value, int64_t t_ps);
+  void enable(const regs::Cc& cc, int64_t t_ps);
+  void config_access(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void function_level_reset(int64_t t_ps);
+  void reset_to_handoff();
+  void post_cqe(uint16_t cid, uint32_t dw0, sc_core::sc_time delay);
+  void on_media_ready();    // SC_METHOD on media_ev_: completes an outstanding AER
   void ring_sq_doorbell(uint32_t tail, int64_t t_ps);
   void start_next_command(int64_t t_ps);
   void complete_command();  // SC_METHOD on admin_done_
@@ -107,7 +116,9 @@ class nvme_controller : public sc_core::sc_module {
   int64_t t0_ps_ = 0;
   int64_t last_write_effect_ps_ = 0;  // reads are sampled after earlier writes took effect
   uint64_t h_enable_, h_disable_, h_shutdown_, h_identify_, h_set_features_, h_create_queue_;
+  uint64_t h_abrupt_, h_media_, h_cfs_, h_delete_queue_;
   Stream s_enable_, s_disable_, s_shutdown_, s_identify_, s_set_features_, s_create_queue_;
+  Stream s_abrupt_, s_media_, s_cfs_, s_delete_queue_;
 
   // Registers and state.
   ControllerState state_ = ControllerState::disabled;
@@ -116,6 +127,11 @@ class nvme_controller : public sc_core::sc_module {
   uint32_t aqa_ = 0;
   uint64_t asq_ = 0, acq_ = 0;
   uint32_t intms_ = 0;
+  uint8_t aq_written_ = 0;            // bits: 1 AQA, 2 ASQ, 4 ACQ written since the last reset to defaults
+  int64_t media_ready_ps_ = 0;        // absolute time the namespaces are ready (after the last enable)
+  bool aer_outstanding_ = false;      // an Asynchronous Event Request waits for an event
+  uint16_t aer_cid_ = 0;
+  sc_core::sc_event media_ev_;
 
   // Admin queue.
   uint32_t sq_tail_ = 0, sq_head_ = 0, cq_tail_ = 0;
@@ -124,6 +140,8 @@ class nvme_controller : public sc_core::sc_module {
   uint8_t cur_opcode_ = 0;
   uint16_t cur_cid_ = 0;
   uint32_t cur_dw0_ = 0;
+  uint64_t cur_prp1_ = 0;
+  uint8_t cur_cns_ = 0;
   int64_t cur_start_ps_ = 0;
   sc_core::sc_event admin_done_;
   sc_core::sc_event transition_ev_;  // one event per state transition, none per clock cycle

@@ -4,6 +4,7 @@
 // Header-only, no SystemC: the host model and the controller model both use it, exactly as a
 // driver and a device both use the specification.
 #include <cstdint>
+#include <string_view>
 
 namespace nvmesim::regs {
 
@@ -211,6 +212,45 @@ struct Crto {
 /// ASQ/ACQ base addresses must be 4 KiB aligned (bits 11:0 reserved).
 constexpr bool queue_base_aligned(uint64_t base) { return (base & 0xFFFull) == 0; }
 
+/// Parses a register value as hex text, the way `nvme show-regs` prints it ("4028033fff") or
+/// with a "0x" prefix ("0x4028033fff"). Returns false (and leaves `out` alone) for an empty
+/// string, a non-hex digit, or a value wider than `bits` (1..64).
+constexpr bool parse_hex(std::string_view text, unsigned bits, uint64_t& out) {
+  if (text.size() >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2);
+  if (text.empty() || text.size() > 16) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    uint64_t d = 0;
+    if (c >= '0' && c <= '9') d = static_cast<uint64_t>(c - '0');
+    else if (c >= 'a' && c <= 'f') d = static_cast<uint64_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') d = static_cast<uint64_t>(c - 'A' + 10);
+    else return false;
+    v = v << 4 | d;
+  }
+  if (bits < 64 && (v >> bits) != 0) return false;
+  out = v;
+  return true;
+}
+
+/// Controller readiness rules of NVMe 2.0 (CAP.CRMS, CC.CRIME, CRTO; nvme-registers.md):
+/// the timeout (500 ms units) that bounds the enable transition the controller promises.
+/// With CAP.CRWMS clear, CAP.TO; otherwise CRTO.CRIMT when CC.CRIME is set, else CRTO.CRWMT.
+constexpr uint32_t ready_timeout_500ms(const Cap& cap, const Crto& crto, bool crime) {
+  if (!cap.crwms) return cap.to;
+  return crime ? crto.crimt : crto.crwmt;
+}
+
+/// PCI configuration space of the function, reached through the same TLM socket as BAR0 at
+/// kConfigSpaceBase + offset (an address no BAR0 access can reach; a model's stand-in for
+/// configuration requests, which travel as their own TLP type on a real link).
+namespace pcicfg {
+inline constexpr uint64_t kConfigSpaceBase = 1ull << 40;
+inline constexpr uint32_t kVendorId = 0x00;      ///< 16 bit; all ones once the function is gone
+inline constexpr uint32_t kPcieCap = 0x70;       ///< where our model places the PCI Express capability
+inline constexpr uint32_t kDevCtl = kPcieCap + 0x08;  ///< Device Control, 16 bit
+inline constexpr uint32_t kDevCtlInitiateFlr = 1u << 15;  ///< Initiate Function Level Reset (PCIe 6.0 7.5.3.4)
+}  // namespace pcicfg
+
 /// Admin command opcodes used at initialisation (NVMe Base 2.x, figure "Opcodes for Admin
 /// Commands").
 namespace opcode {
@@ -220,7 +260,28 @@ inline constexpr uint8_t kDeleteIoCq = 0x04;
 inline constexpr uint8_t kCreateIoCq = 0x05;
 inline constexpr uint8_t kIdentify = 0x06;
 inline constexpr uint8_t kSetFeatures = 0x09;
+inline constexpr uint8_t kAsyncEventRequest = 0x0C;
 }  // namespace opcode
+
+/// Identify CNS values (CDW10 7:0) used by the host model.
+namespace cns {
+inline constexpr uint8_t kNamespace = 0x00;           ///< Identify Namespace (NVM)
+inline constexpr uint8_t kController = 0x01;          ///< Identify Controller
+inline constexpr uint8_t kNamespaceCsIndep = 0x08;    ///< I/O Command Set Independent Identify Namespace (2.0)
+}  // namespace cns
+
+/// Byte offsets in the Identify data structures.
+namespace identify {
+inline constexpr unsigned kMnOffset = 24;      ///< Identify Controller MN, 40 bytes, ASCII, space padded
+inline constexpr unsigned kMnBytes = 40;
+inline constexpr unsigned kRtd3eOffset = 88;   ///< Identify Controller RTD3E, 32 bit, microseconds
+inline constexpr unsigned kVidOffset = 0;      ///< Identify Controller VID, 16 bit
+inline constexpr unsigned kNstatOffset = 14;   ///< CS-independent Identify Namespace NSTAT, 8 bit
+inline constexpr uint8_t kNstatNrdy = 0x01;    ///< NSTAT bit 0 NRDY: 1 = the namespace is ready
+}  // namespace identify
+
+/// Asynchronous Event completion DW0 for "Notice: Namespace Attribute Changed" (type 2, info 0).
+inline constexpr uint32_t kAenNamespaceChanged = 0x2u | (0x00u << 8) | (0x04u << 16);
 
 /// Size of an admin submission queue entry and completion queue entry, in bytes.
 inline constexpr unsigned kSqeBytes = 64;

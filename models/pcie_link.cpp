@@ -35,9 +35,11 @@ pcie_link::pcie_link(sc_core::sc_module_name name)
   up_target.register_b_transport(this, &pcie_link::b_transport_up);
 }
 
-void pcie_link::begin_trial(const LinkParams* params, const Stream& one_way_stream) {
+void pcie_link::begin_trial(const LinkParams* params, const Stream& one_way_stream,
+                            const Stream& write_stall_stream) {
   params_ = params;
   one_way_stream_ = one_way_stream;
+  write_stall_stream_ = write_stall_stream;
   const int64_t t = now_ps();
   down_ = Direction{t, t};
   up_ = Direction{t, t};
@@ -68,8 +70,10 @@ void pcie_link::forward(Direction& out, Direction& back, tlm::tlm_generic_payloa
     const int64_t done = now + static_cast<int64_t>(d.value());
     delay = ps_time(send(back, done, kCompletionHeaderBytes + len) - now);
   } else {
-    // Posted: the initiator goes on once the TLP has left its transmitter.
-    delay = ps_time(sent - now);
+    // Posted: the initiator goes on once the TLP has left its transmitter (plus, in a VM with an
+    // emulated device, the trap to the VMM that every MMIO write costs).
+    const int64_t stall = downstream ? params_->write_stall.sample_ps(write_stall_stream_) : 0;
+    delay = ps_time(sent + stall - now);
   }
 }
 

@@ -38,8 +38,9 @@ class pcie_link : public sc_core::sc_module {
   explicit pcie_link(sc_core::sc_module_name name);
 
   /// Prepares the link for a trial: parameters, the trial's random stream for one-way latencies
-  /// (`<ctrl>/link_one_way`), and empty queues. `params` must outlive the trial.
-  void begin_trial(const LinkParams* params, const Stream& one_way_stream);
+  /// (`<ctrl>/link_one_way`), the stream of write stalls (`<ctrl>/link_write_stall`), and empty
+  /// queues. `params` must outlive the trial.
+  void begin_trial(const LinkParams* params, const Stream& one_way_stream, const Stream& write_stall_stream);
 
  private:
   struct Direction {
@@ -54,7 +55,7 @@ class pcie_link : public sc_core::sc_module {
                bool downstream);
 
   const LinkParams* params_ = nullptr;
-  Stream one_way_stream_;
+  Stream one_way_stream_, write_stall_stream_;
   Direction down_, up_;
 };
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/cmd_dmesg.hpp"
+#include "sim/cmd_profiles.hpp"
 #include "sim/default_scenario.hpp"
 #include "sim/output.hpp"
 #include "sim/runner.hpp"
@@ -176,6 +177,7 @@ const std::vector<Command>& commands() {
       {"run", "[SCENARIO]", "run a scenario's variants and trials; table on stdout, timeline with --out", cmd_run},
       {"validate", "FILE...", "check scenario files without running them", cmd_validate},
       {"dmesg", "LOG...", "intervals (e.g. driver init to queues line) from real kernel logs, as JSON", cmd_dmesg},
+      {"profiles", "[--json]", "the Linux kernel profiles 4.8 to 6.19 and their fields", cmd_profiles},
   };
   return table;
 }

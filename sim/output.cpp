@@ -90,6 +90,12 @@ void append_hex(std::string& out, uint64_t v) {
 }
 }  // namespace
 
+bool variant_reports_namespace(const Variant& v) {
+  for (const auto& c : v.controllers)
+    if (c.cap.crims) return true;
+  return false;
+}
+
 void append_trial_json(std::string& out, const TrialRequest& req, const TrialResult& res,
                        double probe_start_s, bool events, const std::string* variant_name) {
   out += '{';
@@ -106,6 +112,14 @@ void append_trial_json(std::string& out, const TrialRequest& req, const TrialRes
   append_int(out, res.probe_ps / 1000);
   out += ",\"critical_path_ns\":";
   append_int(out, res.critical_path_ps / 1000);
+  if (res.namespace_ps >= 0 && req.variant && variant_reports_namespace(*req.variant)) {
+    out += ",\"namespace_ns\":";
+    append_int(out, res.namespace_ps / 1000);
+  }
+  if (res.workload_ps >= 0) {
+    out += ",\"workload_ns\":";
+    append_int(out, res.workload_ps / 1000);
+  }
   out += ",\"phases\":[";
   bool first = true;
   for (const Phase& p : res.recorder->phases()) {

@@ -43,6 +43,10 @@ class AtomicFile {
 /// Appends `s` as a JSON string literal (quoted, escaped) to `out`.
 void append_json_string(std::string& out, const std::string& s);
 
+/// True when the trials of `v` report `namespace_ns` (time to the first usable namespace): some
+/// controller supports ready independent of media (CAP.CRIMS).
+bool variant_reports_namespace(const Variant& v);
+
 /// Appends one trial as a JSON object. With `events`, the events and dmesg lines of a detailed
 /// trial are included. With `variant_name` (JSON Lines), the record names its variant.
 void append_trial_json(std::string& out, const TrialRequest& req, const TrialResult& res,

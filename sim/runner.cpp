@@ -38,7 +38,7 @@ struct CountStats {
 };
 
 struct VariantAccumulator {
-  std::vector<int64_t> probe_ps, critical_ps;
+  std::vector<int64_t> probe_ps, critical_ps, namespace_ps, workload_ps;
   std::vector<uint8_t> status;
   uint64_t counts[4] = {0, 0, 0, 0};
   std::map<std::string, std::pair<CountStats, CountStats>> phases;  // name -> (polls, sleeps)
@@ -59,6 +59,8 @@ ojson summary_json(const VariantReport& r) {
   s["status"] = st;
   s["probe_ms"] = to_json(r.probe_ms);
   s["critical_path_ms"] = to_json(r.critical_path_ms);
+  if (r.namespace_ms.count) s["namespace_ms"] = to_json(r.namespace_ms);
+  if (r.workload_ms.count) s["workload_ms"] = to_json(r.workload_ms);
   s["phases"] = r.phases;
   return s;
 }
@@ -190,8 +192,16 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
     v.clear();
     for (int64_t p : a.critical_ps) v.push_back(static_cast<double>(p) / 1e9);
     r.critical_path_ms = summarize(v);
+    for (auto [from, to] : {std::pair{&a.namespace_ps, &r.namespace_ms}, std::pair{&a.workload_ps, &r.workload_ms}}) {
+      v.clear();
+      for (int64_t p : *from) v.push_back(static_cast<double>(p) / 1e9);
+      *to = summarize(v);
+      *from = std::vector<int64_t>();
+    }
     r.phases = ojson::object();
-    for (const char* name : {"pre_probe", "disable", "enable", "admin"}) {
+    for (const char* name : {"pre_probe", "disable", "enable", "admin", "namespace", "shutdown", "reset_teardown",
+                             "reset_disable", "reset_enable", "reset_admin", "reset_namespace", "reboot_pre_probe",
+                             "reboot_disable", "reboot_enable", "reboot_admin", "reboot_namespace"}) {
       auto it = a.phases.find(name);
       if (it == a.phases.end()) continue;
       r.phases[name]["polls"] = it->second.first.json();
@@ -206,6 +216,8 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
     VariantAccumulator& a = acc[req.variant_index];
     a.probe_ps.push_back(res.probe_ps);
     a.critical_ps.push_back(res.critical_path_ps);
+    if (res.namespace_ps >= 0 && variant_reports_namespace(*req.variant)) a.namespace_ps.push_back(res.namespace_ps);
+    if (res.workload_ps >= 0) a.workload_ps.push_back(res.workload_ps);
     a.status.push_back(static_cast<uint8_t>(res.status));
     ++a.counts[static_cast<int>(res.status)];
     for (const Phase& p : res.recorder->phases()) {
@@ -311,6 +323,17 @@ void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
   }
   os << "(probe: driver init to the first controller's queues line, ms; sleeps and polls: mean per trial in\n"
         " the disable and enable waits)\n";
+  for (const auto& v : rep.variants) {
+    for (auto [what, sm] : {std::pair{"first usable namespace", &v.namespace_ms},
+                            std::pair{"critical path", &v.critical_path_ms}, std::pair{"workload", &v.workload_ms}}) {
+      if (!sm->count || (sm == &v.critical_path_ms && v.critical_path_ms.max == v.probe_ms.max &&
+                         v.critical_path_ms.min == v.probe_ms.min))
+        continue;
+      std::snprintf(line, sizeof line, "%-*s %s: p50 %.3f ms, p90 %.3f, max %.3f\n", static_cast<int>(w),
+                    v.name.c_str(), what, sm->p50, sm->p90, sm->max);
+      os << line;
+    }
+  }
   for (const auto& p : rep.paired) {
     std::snprintf(line, sizeof line,
                   "\npaired delta %s - %s (%zu trials):\n  p50 %+.3f ms, p10 %+.3f, p90 %+.3f, mean %+.3f, min %+.3f, max %+.3f\n",

@@ -34,6 +34,8 @@ struct VariantReport {
   std::string name;
   uint64_t status_counts[4] = {0, 0, 0, 0};  ///< by ProbeStatus
   Summary probe_ms, critical_path_ms;
+  Summary namespace_ms;  ///< first usable namespace (count 0 unless reported)
+  Summary workload_ms;   ///< shutdown / reset / reboot part (count 0 for the probe workload)
   nlohmann::ordered_json phases;             ///< per phase: polls and sleeps min/max/mean
 };
 struct PairedReport {

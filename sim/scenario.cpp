@@ -254,7 +254,8 @@ HostParams read_host(const Node& n) {
   std::string kernel = "5.7";
   if (n.json().is_null()) n.fail("must be an object");
   n.require_object({"kernel", "hz", "highres", "tick", "wakeup_latency", "background_irq_rate_hz",
-                    "init_to_probe", "driver", "overrides", "cpus", "max_polls_per_wait"});
+                    "init_to_probe", "driver", "overrides", "cpus", "max_polls_per_wait", "shutdown_timeout_s",
+                    "async_shutdown", "shutdown_notification", "bad_config"});
   if (n.has("kernel")) {
     const Node k = n.at("kernel");
     if (k.json().is_number())
@@ -288,7 +289,9 @@ HostParams read_host(const Node& n) {
   if (n.has("max_polls_per_wait")) h.max_polls_per_wait = static_cast<uint64_t>(n.at("max_polls_per_wait").integer(1, 1'000'000'000));
   if (n.has("overrides")) {
     const Node o = n.at("overrides");
-    o.require_object({"poll", "shutdown_poll", "deadline", "msleep_extra_jiffy", "csts_in_message", "queues_line"});
+    o.require_object({"poll", "shutdown_poll", "deadline", "enable_timeout", "crime", "cc_sequence", "crto_warning",
+                      "msleep_extra_jiffy", "fsleep_613", "csts_in_message", "queues_line", "shutdown_wait",
+                      "delay_quirk_ids", "delay_quirk_model_rule", "flr_retry"});
     auto policy = [](const Node& p) {
       try {
         return SleepPolicy::parse(p.str());
@@ -296,14 +299,47 @@ HostParams read_host(const Node& n) {
         p.fail(e.what());
       }
     };
-    if (o.has("poll")) h.profile.poll = policy(o.at("poll"));
-    if (o.has("shutdown_poll")) h.profile.shutdown_poll = policy(o.at("shutdown_poll"));
-    if (o.has("deadline"))
-      h.profile.deadline = o.at("deadline").choice<DeadlineForm>(
-          {{"half_jiffies", DeadlineForm::half_jiffies}, {"whole_seconds", DeadlineForm::whole_seconds}});
-    if (o.has("msleep_extra_jiffy")) h.profile.msleep_extra_jiffy = o.at("msleep_extra_jiffy").boolean();
-    if (o.has("csts_in_message")) h.profile.csts_in_message = o.at("csts_in_message").boolean();
-    if (o.has("queues_line")) h.profile.queues_line = o.at("queues_line").boolean();
+    KernelProfile& pr = h.profile;
+    if (o.has("poll")) pr.poll = policy(o.at("poll"));
+    if (o.has("shutdown_poll")) pr.shutdown_poll = policy(o.at("shutdown_poll"));
+    auto pick = [&](const char* key, auto& field, auto... values) {
+      if (!o.has(key)) return;
+      using T = std::decay_t<decltype(field)>;
+      field = o.at(key).choice<T>({{key_of(values), values}...});
+    };
+    pick("deadline", pr.deadline, DeadlineForm::half_jiffies, DeadlineForm::whole_seconds);
+    pick("enable_timeout", pr.enable_timeout, EnableTimeout::cap_to, EnableTimeout::crto_instead,
+         EnableTimeout::crto_max);
+    pick("crime", pr.crime, CrimeRule::never, CrimeRule::if_crims, CrimeRule::if_crwms_and_crims);
+    pick("cc_sequence", pr.cc_sequence, CcSequence::single_write, CcSequence::en0_readback,
+         CcSequence::en0_readback_cap, CcSequence::en0_cap);
+    pick("shutdown_wait", pr.shutdown_wait, ShutdownWait::msleep_loop, ShutdownWait::wait_ready);
+    for (auto [key, field] : {std::pair<const char*, bool*>{"crto_warning", &pr.crto_warning},
+                              {"msleep_extra_jiffy", &pr.msleep_extra_jiffy},
+                              {"fsleep_613", &pr.fsleep_613},
+                              {"csts_in_message", &pr.csts_in_message},
+                              {"queues_line", &pr.queues_line},
+                              {"delay_quirk_model_rule", &pr.delay_quirk_model_rule},
+                              {"flr_retry", &pr.flr_retry}})
+      if (o.has(key)) *field = o.at(key).boolean();
+    if (o.has("delay_quirk_ids")) {
+      const Node ids = o.at("delay_quirk_ids");
+      pr.delay_quirk_ids.clear();
+      for (size_t i = 0; i < ids.array().size(); ++i) pr.delay_quirk_ids.push_back(read_pci_id(ids.at(i)));
+    }
+  }
+  if (n.has("shutdown_timeout_s"))
+    h.shutdown_timeout_s = static_cast<uint32_t>(n.at("shutdown_timeout_s").integer(0, 3600));
+  if (n.has("async_shutdown")) h.async_shutdown = n.at("async_shutdown").boolean();
+  if (n.has("shutdown_notification"))
+    h.abrupt_shutdown = n.at("shutdown_notification").choice<bool>({{"normal", false}, {"abrupt", true}});
+  if (n.has("bad_config")) {
+    const Node b = n.at("bad_config");
+    b.require_object({"mps", "asq_misaligned", "aqa_zero", "skip_admin_queue"});
+    if (b.has("mps")) h.bad_config.mps = static_cast<int>(b.at("mps").integer(0, 15));
+    if (b.has("asq_misaligned")) h.bad_config.asq_misaligned = b.at("asq_misaligned").boolean();
+    if (b.has("aqa_zero")) h.bad_config.aqa_zero = b.at("aqa_zero").boolean();
+    if (b.has("skip_admin_queue")) h.bad_config.skip_admin_queue = b.at("skip_admin_queue").boolean();
   }
   h.timers.msleep_extra_jiffy = h.profile.msleep_extra_jiffy;
   h.timers.fsleep_613 = h.profile.fsleep_613;
@@ -312,7 +348,18 @@ HostParams read_host(const Node& n) {
 
 LinkParams read_link(const Node& n) {
   LinkParams l;
-  n.require_object({"generation", "width", "one_way"});
+  n.require_object({"preset", "generation", "width", "one_way", "write_stall"});
+  if (n.has("preset")) {
+    // A guest with an emulated NVMe device: every MMIO access exits to the VMM, so a CSTS read
+    // takes 5-6 us round trip (nvme-registers.md, measured values) and a write stalls as long.
+    // Explicit keys beside the preset override its values.
+    n.at("preset").choice<int>({{"bare-metal", 0}, {"vm-emulated", 1}});
+    if (n.at("preset").str() == "vm-emulated") {
+      l.one_way = Distribution::uniform(2'500'000, 2'950'000);
+      l.write_stall = Distribution::uniform(5'000'000, 6'000'000);
+    }
+  }
+  if (n.has("write_stall")) l.write_stall = read_distribution(n.at("write_stall"));
   if (n.has("generation")) l.generation = static_cast<int>(n.at("generation").integer(1, 5));
   if (n.has("width")) {
     const Node w = n.at("width");
@@ -327,8 +374,8 @@ LinkParams read_link(const Node& n) {
 ControllerParams read_controller(const Node& n, uint32_t& count) {
   ControllerParams c;
   n.require_object({"name", "count", "pci_id", "pci_address", "clock", "read_cycles", "write_cycles", "cap",
-                    "vs", "crto", "handoff", "enable_latency", "disable_latency", "shutdown_latency", "admin",
-                    "io_queues", "identify", "faults"});
+                    "vs", "crto", "handoff", "enable_latency", "disable_latency", "shutdown_latency",
+                    "abrupt_shutdown_latency", "media_latency", "admin", "io_queues", "identify", "faults"});
   count = 1;
   if (n.has("count")) count = static_cast<uint32_t>(n.at("count").integer(1, kMaxControllers));
   if (n.has("name")) c.label = n.at("name").str();
@@ -346,7 +393,16 @@ ControllerParams read_controller(const Node& n, uint32_t& count) {
   c.cap.mqes = 1023;
   c.cap.to = 30;
   c.cap.css = 0x01;
-  if (n.has("cap")) {
+  if (n.has("cap") && n.at("cap").json().is_string()) {
+    // The raw register as `nvme show-regs` prints it, decoded by models/nvme_regs.hpp.
+    const Node cap = n.at("cap");
+    uint64_t raw = 0;
+    if (!regs::parse_hex(cap.str(), 64, raw))
+      cap.fail("must be an object of CAP fields or the 64-bit register in hex, e.g. \"0x4028033fff\" or \"4028033fff\"");
+    c.cap = regs::Cap::decode(raw);
+    if (c.cap.mqes == 0) cap.fail("CAP.MQES is 0 (a queue needs at least 2 entries)");
+    if (c.cap.mpsmin > c.cap.mpsmax) cap.fail("CAP.MPSMIN > CAP.MPSMAX");
+  } else if (n.has("cap")) {
     const Node cap = n.at("cap");
     cap.require_object({"to", "mqes", "dstrd", "nssrs", "mpsmin", "mpsmax", "crms"});
     if (cap.has("to")) c.cap.to = static_cast<uint8_t>(cap.at("to").integer(0, 255));
@@ -372,7 +428,13 @@ ControllerParams read_controller(const Node& n, uint32_t& count) {
       vs.fail("must be \"MAJOR.MINOR.TERTIARY\", e.g. \"1.4.0\"");
     c.vs = regs::Vs{static_cast<uint16_t>(a), static_cast<uint8_t>(b), static_cast<uint8_t>(t)};
   }
-  if (n.has("crto")) {
+  if (n.has("crto") && n.at("crto").json().is_string()) {
+    const Node crto = n.at("crto");
+    uint64_t raw = 0;
+    if (!regs::parse_hex(crto.str(), 32, raw))
+      crto.fail("must be an object {crwmt, crimt} or the 32-bit register in hex, e.g. \"0x00280014\"");
+    c.crto = regs::Crto::decode(static_cast<uint32_t>(raw));
+  } else if (n.has("crto")) {
     const Node crto = n.at("crto");
     crto.require_object({"crwmt", "crimt"});
     if (crto.has("crwmt")) c.crto.crwmt = static_cast<uint16_t>(crto.at("crwmt").integer(0, 65535));
@@ -383,6 +445,9 @@ ControllerParams read_controller(const Node& n, uint32_t& count) {
   if (n.has("enable_latency")) c.enable_latency = read_distribution(n.at("enable_latency"));
   if (n.has("disable_latency")) c.disable_latency = read_distribution(n.at("disable_latency"));
   if (n.has("shutdown_latency")) c.shutdown_latency = read_distribution(n.at("shutdown_latency"));
+  c.abrupt_shutdown_latency = c.shutdown_latency;
+  if (n.has("abrupt_shutdown_latency")) c.abrupt_shutdown_latency = read_distribution(n.at("abrupt_shutdown_latency"));
+  if (n.has("media_latency")) c.media_latency = read_distribution(n.at("media_latency"));
   if (n.has("admin")) {
     const Node a = n.at("admin");
     a.require_object({"identify", "set_features", "create_queue"});
@@ -406,8 +471,19 @@ ControllerParams read_controller(const Node& n, uint32_t& count) {
   }
   if (n.has("faults")) {
     const Node f = n.at("faults");
-    f.require_object({"never_ready"});
+    f.require_object({"never_ready", "cfs_on_enable", "all_ones", "ignore_enable_before_admin_queue", "stuck_ready"});
     if (f.has("never_ready")) c.faults.never_ready = f.at("never_ready").boolean();
+    if (f.has("cfs_on_enable")) c.faults.cfs_on_enable = f.at("cfs_on_enable").number(0, 1);
+    if (f.has("all_ones")) {
+      const Node a = f.at("all_ones");
+      a.require_object({"from", "for"});
+      c.faults.all_ones.active = true;
+      if (a.has("from")) c.faults.all_ones.from_ps = a.at("from").duration_ps();
+      if (a.has("for")) c.faults.all_ones.for_ps = a.at("for").duration_ps();
+    }
+    if (f.has("ignore_enable_before_admin_queue"))
+      c.faults.ignore_enable_before_admin_queue = f.at("ignore_enable_before_admin_queue").boolean();
+    if (f.has("stuck_ready")) c.faults.stuck_ready = f.at("stuck_ready").boolean();
   }
   return c;
 }
@@ -440,7 +516,9 @@ Variant read_variant(const Node& root, const std::string& name) {
     }
     total += count;
   }
-  if (root.has("workload")) v.workload = root.at("workload").choice<Workload>({{"probe", Workload::probe}});
+  if (root.has("workload"))
+    v.workload = root.at("workload").choice<Workload>({{"probe", Workload::probe}, {"shutdown", Workload::shutdown},
+                                                       {"reset", Workload::reset}, {"reboot", Workload::reboot}});
   return v;
 }
 

@@ -21,8 +21,10 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// What the host does in a trial (`workload`). Only "probe" is modelled so far.
-enum class Workload { probe };
+/// What the host does in a trial (`workload`): every trial starts with the boot's probe;
+/// "shutdown" then shuts the live controllers down (serially, or all at once with
+/// host.async_shutdown), "reset" issues `nvme reset` to each, "reboot" shuts down and probes again.
+enum class Workload { probe, shutdown, reset, reboot };
 
 /// Limits on what a scenario may ask for (errors, not silent clamps).
 inline constexpr uint64_t kMaxTrials = 100'000'000;

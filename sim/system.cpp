@@ -49,6 +49,12 @@ void nvme_system::trace(sc_core::sc_trace_file* tf) const {
   }
 }
 
+void nvme_system::run_parallel(const std::vector<size_t>& which, HostAction action) {
+  for (size_t i : which) probes_[i]->start_action(action);
+  for (size_t i : which)
+    if (!probes_[i]->done()) sc_core::wait(probes_[i]->done_event());
+}
+
 void nvme_system::drive() {
   const uint64_t h_phase = fnv1a64("host/tick_phase");
   TrialRequest req;
@@ -64,30 +70,64 @@ void nvme_system::drive() {
     const auto jiffies_base = static_cast<uint64_t>(tick.next_uniform() * 4294967296.0);
     const TickClock clock(v.host.timers.hz, phase_ps, jiffies_base);
     const size_t n = v.controllers.size();
+    bool crto_warned = false;  // dev_warn_once: once per boot for all controllers
     for (size_t i = 0; i < n; ++i) {
       const std::string dev = "nvme" + std::to_string(i);
-      links_[i]->begin_trial(&v.link, Stream(req.seed, req.trial, dev + "/link_one_way"));
+      links_[i]->begin_trial(&v.link, Stream(req.seed, req.trial, dev + "/link_one_way"),
+                             Stream(req.seed, req.trial, dev + "/link_write_stall"));
       controllers_[i]->begin_trial(&v.controllers[i], req.seed, req.trial, &recorder_);
-      probes_[i]->start(ProbeSetup{&v.host, &v.controllers[i], &clock, &recorder_, req.seed, req.trial});
+      probes_[i]->start(ProbeSetup{&v.host, &v.controllers[i], &clock, &recorder_, req.seed, req.trial, &crto_warned});
     }
     const int64_t t0 = static_cast<int64_t>(sc_core::sc_time_stamp().value());
+    auto now_rel = [&] { return static_cast<int64_t>(sc_core::sc_time_stamp().value()) - t0; };
+    // Asynchronous probe: every controller at once; boot waits for all of them.
     for (size_t i = 0; i < n; ++i)
       if (!probes_[i]->done()) sc_core::wait(probes_[i]->done_event());
     TrialResult r;
-    for (size_t i = 0; i < n; ++i) {
+    std::vector<size_t> live;
+    auto collect = [&](size_t i) {
       const ProbeOutcome& o = probes_[i]->outcome();
       if (!o.error.empty() && error_.empty()) error_ = o.error;
       if (r.status == ProbeStatus::ok && o.status != ProbeStatus::ok) r.status = o.status;
       r.critical_path_ps = std::max(r.critical_path_ps, o.end_ps);
+    };
+    for (size_t i = 0; i < n; ++i) {
+      collect(i);
+      if (probes_[i]->outcome().status == ProbeStatus::ok) live.push_back(i);
+    }
+    r.probe_ps = probes_[0]->outcome().end_ps;
+    r.namespace_ps = probes_[0]->outcome().namespace_ps;
+    if (error_.empty() && v.workload != Workload::probe) {
+      const int64_t start = now_rel();
+      if (v.workload == Workload::reset) {
+        run_parallel(live, HostAction::reset);
+      } else {
+        // device_shutdown walks the devices in reverse order of registration, one at a time;
+        // host.async_shutdown runs them all at once.
+        if (v.host.async_shutdown) {
+          run_parallel(live, HostAction::shutdown);
+        } else {
+          for (auto it = live.rbegin(); it != live.rend(); ++it) run_parallel({*it}, HostAction::shutdown);
+        }
+        if (v.workload == Workload::reboot) {
+          for (size_t i : live) collect(i);
+          // The platform resets every function; firmware hands them over again; a new boot probes.
+          crto_warned = false;
+          for (size_t i = 0; i < n; ++i) controllers_[i]->platform_reset();
+          live.clear();
+          for (size_t i = 0; i < n; ++i) live.push_back(i);
+          run_parallel(live, HostAction::reboot_probe);
+        }
+      }
+      for (size_t i : live) collect(i);
+      r.workload_ps = now_rel() - start;
     }
     if (!error_.empty()) {
       sc_core::sc_stop();
       return;
     }
-    r.probe_ps = probes_[0]->outcome().end_ps;
     recorder_.finish_trial();
     r.recorder = &recorder_;
-    (void)t0;
     trial_done(req, r);
   }
   // One picosecond more, so that a trace file records the values of the last time step.

@@ -33,7 +33,12 @@ struct TrialRequest {
 struct TrialResult {
   ProbeStatus status = ProbeStatus::ok;  ///< the first failing controller's status, else ok
   int64_t probe_ps = 0;                  ///< controller 0: driver init to its queues line (or failure)
-  int64_t critical_path_ps = 0;          ///< the last controller's end
+  int64_t critical_path_ps = 0;          ///< the whole workload: the last queues line / shutdown end
+  /// controller 0's first usable namespace (ready independent of media), -1 when not reported
+  int64_t namespace_ps = -1;
+  /// the part after the boot's probe: shutdown (start to last SHST complete), reset (`nvme reset`
+  /// to the last queues line), reboot (shutdown start to the next boot's last queues line); -1 for probe
+  int64_t workload_ps = -1;
   const Recorder* recorder = nullptr;
 };
 
@@ -60,6 +65,8 @@ class nvme_system : public sc_core::sc_module {
 
  private:
   void drive();  // SC_THREAD
+  // Runs `action` on the controllers in `which` in parallel and waits for all of them.
+  void run_parallel(const std::vector<size_t>& which, HostAction action);
   std::vector<std::unique_ptr<linux_probe>> probes_;
   std::vector<std::unique_ptr<pcie_link>> links_;
   std::vector<std::unique_ptr<nvme_controller>> controllers_;

@@ -1,0 +1,265 @@
+// Every row of the kernel profile table against shared/reference/linux-readiness.md section 2,
+// the `nvmesim profiles` command, host.overrides, and CAP/CRTO given as raw hex registers.
+// Pure C++: no SystemC elaboration here.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "host/kernel_profile.hpp"
+#include "models/nvme_regs.hpp"
+#include "sim/cli.hpp"
+#include "sim/cmd_profiles.hpp"
+#include "sim/scenario.hpp"
+
+using namespace nvmesim;
+
+namespace {
+const KernelProfile& prof(const char* v) { return profile_for(KernelVersion::parse(v)); }
+
+// The reference's table, typed in by hand: one line per row of linux-readiness.md section 2
+// (with the 4.19 queues-line note of section 3, the 5.18 quirk note, and the msleep/fsleep notes
+// of section 4 splitting rows).
+struct Expect {
+  const char* first;
+  const char* last;
+  SleepPolicy poll;
+  DeadlineForm deadline;
+  EnableTimeout timeout;
+  CrimeRule crime;
+  CcSequence seq;
+  bool warn, extra_jiffy, fsleep613, csts_msg, queues_line;
+  ShutdownWait shutdown;
+  size_t quirk_ids;  // 6 base ids; 7 in 5.18 (+144d:a808)
+  bool model_rule, flr;
+};
+const SleepPolicy kMs100 = SleepPolicy::msleep(100);
+const SleepPolicy kUr = SleepPolicy::usleep_range(1000, 2000);
+using D = DeadlineForm;
+using T = EnableTimeout;
+using C = CrimeRule;
+using S = CcSequence;
+using W = ShutdownWait;
+const Expect kRows[] = {
+    // release    poll    deadline        timeout          CRIME                  CC sequence          warn  jiffy  fs613  csts   queues shutdown         ids model  flr
+    {"4.8", "5.3", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 6, false, false},
+    {"5.4", "5.6", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, true, W::msleep_loop, 6, false, false},
+    {"5.7", "5.17", kUr, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, true, true, W::msleep_loop, 6, false, false},
+    {"5.18", "5.18", kUr, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, true, true, W::msleep_loop, 7, false, false},
+    {"5.19", "6.1", kUr, D::half_jiffies, T::crto_instead, C::if_crims, S::en0_readback, false, true, false, true, true, W::msleep_loop, 6, true, false},
+    {"6.2", "6.5", kUr, D::whole_seconds, T::crto_instead, C::if_crims, S::en0_readback, false, true, false, true, true, W::wait_ready, 6, true, false},
+    {"6.6", "6.11", kUr, D::whole_seconds, T::crto_max, C::if_crwms_and_crims, S::en0_readback_cap, true, true, false, true, true, W::wait_ready, 6, true, false},
+    {"6.12", "6.12", kUr, D::whole_seconds, T::crto_max, C::never, S::en0_readback_cap, true, false, false, true, true, W::wait_ready, 6, true, false},
+    {"6.13", "6.18", kUr, D::whole_seconds, T::crto_max, C::never, S::en0_readback_cap, true, false, true, true, true, W::wait_ready, 6, true, false},
+    {"6.19", "6.19", kUr, D::whole_seconds, T::crto_max, C::never, S::en0_cap, true, false, true, true, true, W::wait_ready, 6, true, true},
+};
+
+void check_row(const KernelProfile& p, const Expect& e) {
+  INFO("row " << e.first << "-" << e.last);
+  CHECK(p.first == e.first);
+  CHECK(p.last == e.last);
+  CHECK(p.poll == e.poll);
+  // Shutdown: msleep(100) in the pre-6.2 loop, the wait loop's usleep_range from 6.2.
+  CHECK(p.shutdown_poll == (e.shutdown == W::msleep_loop ? kMs100 : kUr));
+  CHECK(p.deadline == e.deadline);
+  CHECK(p.enable_timeout == e.timeout);
+  CHECK(p.crime == e.crime);
+  CHECK(p.cc_sequence == e.seq);
+  CHECK(p.crto_warning == e.warn);
+  CHECK(p.msleep_extra_jiffy == e.extra_jiffy);
+  CHECK(p.fsleep_613 == e.fsleep613);
+  CHECK(p.csts_in_message == e.csts_msg);
+  CHECK(p.queues_line == e.queues_line);
+  CHECK(p.shutdown_wait == e.shutdown);
+  CHECK(p.delay_quirk_ids.size() == e.quirk_ids);
+  CHECK(p.delay_quirk_model_rule == e.model_rule);
+  CHECK(p.flr_retry == e.flr);
+  // The reference's quirk ids are in every row; 144d:a808 only in 5.18.
+  for (const char* id : {"1bb1:0100", "1c58:0003", "1c58:0023", "1c5f:0540", "144d:a821", "144d:a822"})
+    CHECK(std::find(p.delay_quirk_ids.begin(), p.delay_quirk_ids.end(), id) != p.delay_quirk_ids.end());
+  CHECK((std::find(p.delay_quirk_ids.begin(), p.delay_quirk_ids.end(), "144d:a808") != p.delay_quirk_ids.end()) ==
+        (std::string(e.first) == "5.18"));
+}
+}  // namespace
+
+TEST_CASE("the profile table has the reference's rows - 4.8 through 6.19", "[profiles]") {
+  const auto& t = kernel_profiles();
+  REQUIRE(t.size() == std::size(kRows));
+  for (size_t i = 0; i < t.size(); ++i) check_row(t[i], kRows[i]);
+}
+
+TEST_CASE("every release selects its row - first - last and patch levels", "[profiles]") {
+  for (const auto& e : kRows) {
+    check_row(prof(e.first), e);
+    check_row(prof(e.last), e);
+    check_row(profile_for(KernelVersion::parse(std::string(e.last) + ".99")), e);  // a stable patch level
+  }
+  // Spot checks named in the reference: the 2020 change first shipped in 5.7, not in 5.4.y.
+  CHECK(prof("5.6").poll == kMs100);
+  CHECK(prof("5.7").poll == kUr);
+  CHECK(prof("5.4.280").poll == kMs100);
+  CHECK(prof("6.1").deadline == DeadlineForm::half_jiffies);   // "up to 6.1"
+  CHECK(prof("6.2").deadline == DeadlineForm::whole_seconds);  // "from 6.2"
+  CHECK(prof("4.19").queues_line == false);                    // "4.19 does not print the queues line"
+  CHECK(prof("5.4").queues_line == true);
+}
+
+TEST_CASE("unsupported releases are errors that name the supported range", "[profiles]") {
+  for (const char* v : {"4.7", "3.10", "4.21", "5.20", "7.0", "2.6"}) {
+    INFO(v);
+    try {
+      profile_for(KernelVersion::parse(v));
+      FAIL("no error for " << v);
+    } catch (const std::invalid_argument& e) {
+      CHECK_THAT(e.what(), Catch::Contains("supported releases: 4.8 to 6.19"));
+    }
+  }
+  CHECK(supported_releases().size() == 13 + 20 + 20);  // 4.8..4.20, 5.0..5.19, 6.0..6.19
+  CHECK(supported_releases().front() == "4.8");
+  CHECK(supported_releases().back() == "6.19");
+}
+
+TEST_CASE("deadline forms by release - the reference's arithmetic", "[profiles]") {
+  // Old form (TO+1)*HZ/2 at HZ=250: TO=0 125 jiffies (0.5 s), TO=1 250 (1 s), TO=2 375 (1.5 s),
+  // TO=0xFF 256*125 = 32000 (128 s).
+  CHECK(deadline_half_jiffies(1000, 0, 250) == 1000 + 125);
+  CHECK(deadline_half_jiffies(1000, 1, 250) == 1000 + 250);
+  CHECK(deadline_half_jiffies(1000, 2, 250) == 1000 + 375);
+  CHECK(deadline_half_jiffies(1000, 0xFF, 250) == 1000 + 32000);
+  // New form ((TO+1)/2)*HZ: TO=0 0 s, TO=1 1 s, TO=2 1 s, TO=4 2 s, TO=0xFF 128 s.
+  CHECK(deadline_whole_seconds_jiffies(1000, 0, 250) == 1000);
+  CHECK(deadline_whole_seconds_jiffies(1000, 1, 250) == 1000 + 250);
+  CHECK(deadline_whole_seconds_jiffies(1000, 2, 250) == 1000 + 250);
+  CHECK(deadline_whole_seconds_jiffies(1000, 4, 250) == 1000 + 500);
+  CHECK(deadline_whole_seconds_jiffies(1000, 0xFF, 250) == 1000 + 32000);
+}
+
+TEST_CASE("nvmesim profiles lists every release - text and JSON", "[profiles][cli]") {
+  std::ostringstream out, err;
+  const char* argv[] = {"nvmesim", "profiles"};
+  REQUIRE(cli_main(2, argv, out, err) == 0);
+  const std::string text = out.str();
+  for (const auto& r : supported_releases()) CHECK_THAT(text, Catch::Contains("\n" + r + " "));
+  CHECK_THAT(text, Catch::Contains("+144d:a808"));
+  std::ostringstream jout;
+  const char* jargv[] = {"nvmesim", "profiles", "--json"};
+  REQUIRE(cli_main(3, jargv, jout, err) == 0);
+  const auto j = nlohmann::json::parse(jout.str());
+  CHECK(j["schema"] == "nvmesim.profiles/1");
+  size_t releases = 0;
+  for (const auto& row : j["rows"]) releases += row["releases"].size();
+  CHECK(releases == supported_releases().size());
+  CHECK(j["rows"][0]["poll"] == "msleep(100)");
+  CHECK(j["rows"][9]["cc_sequence"] == "en0_cap");
+  CHECK(j["rows"][9]["flr_retry"] == true);
+}
+
+TEST_CASE("docs/profiles.md holds the output of nvmesim profiles", "[profiles][docs]") {
+  std::ostringstream out, err;
+  const char* argv[] = {"nvmesim", "profiles"};
+  REQUIRE(cli_main(2, argv, out, err) == 0);
+  std::ifstream in(std::string(NVMESIM_SOURCE_DIR) + "/docs/profiles.md");
+  REQUIRE(in);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  CHECK_THAT(doc.str(), Catch::Contains(out.str()));
+}
+
+namespace {
+Scenario load(const std::string& host, const std::string& ctrl = "") {
+  return load_scenario_text(R"({"schema": "nvmesim.scenario/1", "host": )" + host +
+                                R"(, "controllers": [{"enable_latency": "1ms")" + ctrl + "}]}",
+                            "s.json");
+}
+std::string error_of(const std::string& host, const std::string& ctrl = "") {
+  try {
+    load(host, ctrl);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST_CASE("host.overrides sets every named field of a profile", "[profiles][scenario]") {
+  const Scenario sc = load(R"J({"kernel": "6.1.90", "overrides": {
+      "poll": "msleep(10)", "shutdown_poll": "usleep_range(100, 200)", "deadline": "whole_seconds",
+      "enable_timeout": "crto_max", "crime": "never", "cc_sequence": "en0_cap", "crto_warning": true,
+      "msleep_extra_jiffy": false, "fsleep_613": true, "csts_in_message": false, "queues_line": false,
+      "shutdown_wait": "wait_ready", "delay_quirk_ids": ["144D:A808"], "delay_quirk_model_rule": false,
+      "flr_retry": true}})J");
+  const KernelProfile& p = sc.variants[0].host.profile;
+  CHECK(p.poll == SleepPolicy::msleep(10));
+  CHECK(p.shutdown_poll == SleepPolicy::usleep_range(100, 200));
+  CHECK(p.deadline == DeadlineForm::whole_seconds);
+  CHECK(p.enable_timeout == EnableTimeout::crto_max);
+  CHECK(p.crime == CrimeRule::never);
+  CHECK(p.cc_sequence == CcSequence::en0_cap);
+  CHECK(p.crto_warning);
+  CHECK_FALSE(p.msleep_extra_jiffy);
+  CHECK_FALSE(sc.variants[0].host.timers.msleep_extra_jiffy);  // the timer model follows the profile
+  CHECK(p.fsleep_613);
+  CHECK(sc.variants[0].host.timers.fsleep_613);
+  CHECK_FALSE(p.csts_in_message);
+  CHECK_FALSE(p.queues_line);
+  CHECK(p.shutdown_wait == ShutdownWait::wait_ready);
+  CHECK(p.delay_quirk_ids == std::vector<std::string>{"144d:a808"});  // lower-cased
+  CHECK_FALSE(p.delay_quirk_model_rule);
+  CHECK(p.flr_retry);
+  // Unknown fields and values are errors that list what is allowed.
+  CHECK_THAT(error_of(R"({"overrides": {"enable_timout": "cap_to"}})"),
+             Catch::Contains("did you mean \"enable_timeout\""));
+  CHECK_THAT(error_of(R"({"overrides": {"cc_sequence": "two_writes"}})"),
+             Catch::Contains("/host/overrides/cc_sequence: \"two_writes\" is not allowed; allowed: \"single_write\""));
+  CHECK_THAT(error_of(R"({"kernel": "4.7"})"), Catch::Contains("/host/kernel: kernel 4.7 is not supported"));
+}
+
+TEST_CASE("CAP and CRTO as raw hex registers are decoded by nvme_regs.hpp", "[regs][scenario]") {
+  uint64_t v = 0;
+  CHECK(regs::parse_hex("4028033fff", 64, v));  // nvme show-regs prints no 0x
+  CHECK(v == 0x4028033fffull);
+  CHECK(regs::parse_hex("0x00280014", 32, v));
+  CHECK(v == 0x00280014ull);
+  CHECK_FALSE(regs::parse_hex("0x1FFFFFFFF", 32, v));  // 33 bits
+  CHECK_FALSE(regs::parse_hex("12g4", 64, v));
+  CHECK_FALSE(regs::parse_hex("", 64, v));
+  // 0x1800002014001fff: MQES = 1FFFh = 8191; TO = 14h = 20 (10 s); high dword 18000020h: bit 5
+  // (CAP bit 37, CSS NVM) and bits 27, 28 (CAP bits 59, 60: CRWMS, CRIMS).
+  // CRTO 00280014h: CRWMT = 14h = 20, CRIMT = 28h = 40.
+  const Scenario sc = load(R"({"kernel": "6.6"})", R"(, "cap": "0x1800002014001fff", "crto": "00280014")");
+  const ControllerParams& c = sc.variants[0].controllers[0];
+  CHECK(c.cap.mqes == 8191);
+  CHECK(c.cap.to == 20);
+  CHECK(c.cap.css == 0x01);
+  CHECK(c.cap.crwms);
+  CHECK(c.cap.crims);
+  CHECK(c.crto.crwmt == 20);
+  CHECK(c.crto.crimt == 40);
+  CHECK_THAT(error_of(R"({})", R"(, "crto": "0x123456789")"), Catch::Contains("/controllers/0/crto: must be"));
+  CHECK_THAT(error_of(R"({})", R"(, "cap": "0x14000000")"), Catch::Contains("CAP.MQES is 0"));
+  CHECK_THAT(error_of(R"({})", R"(, "cap": "cap")"), Catch::Contains("/controllers/0/cap: must be"));
+}
+
+TEST_CASE("ready timeout of the specification - CAP.TO or the CRTO field CRIME selects", "[regs]") {
+  regs::Cap cap;
+  cap.to = 30;
+  const regs::Crto crto{20, 40};
+  CHECK(regs::ready_timeout_500ms(cap, crto, false) == 30);  // CRWMS clear: CAP.TO
+  cap.crwms = true;
+  CHECK(regs::ready_timeout_500ms(cap, crto, false) == 20);  // CRWMT
+  CHECK(regs::ready_timeout_500ms(cap, crto, true) == 40);   // CRIMT
+}
+
+TEST_CASE("every shipped scenario validates", "[scenario]") {
+  for (const char* f : {"aws-c5.12xlarge", "reload-32q", "crto-bogus", "quirk-delay-before-check-ready",
+                        "samsung-x5-reset", "surprise-removal", "stuck-disable-flr", "cfs-on-enable",
+                        "enable-before-admin-queue", "ready-independent-of-media", "shutdown-16-controllers",
+                        "shutdown-timeout", "reboot", "vm-emulated-link", "many-controllers-probe",
+                        "stable-kernel-overrides"}) {
+    INFO(f);
+    const Scenario sc = load_scenario_file(std::string(NVMESIM_SOURCE_DIR) + "/scenarios/" + f + ".json");
+    CHECK_FALSE(sc.description.empty());
+  }
+}
