@@ -58,6 +58,17 @@ void linux_probe::start(const ProbeSetup& setup) {
 
 int64_t linux_probe::now_rel() const { return now_ps() - t0_ps_; }
 
+void linux_probe::check_limits() {
+  const uint64_t ops = s_.recorder->count_operation();
+  if (ops > s_.host->max_events_per_trial)
+    throw SimulationLimitError("the trial made more than " + std::to_string(s_.host->max_events_per_trial) +
+                               " MMIO accesses and sleeps over all controllers (limit host.max_events_per_trial); "
+                               "use a poll policy that sleeps, fewer controllers or a shorter CAP.TO");
+  if (now_rel() > kMaxTrialPs)
+    throw SimulationLimitError("controller " + dev_ + ": the trial ran past 1000000 s of simulated time (the "
+                               "limit of one trial); use shorter latencies");
+}
+
 void linux_probe::run() {
   for (;;) {
     sc_core::wait(start_ev_);
@@ -110,6 +121,7 @@ void linux_probe::mmio(tlm::tlm_command cmd, uint32_t offset, uint8_t* data, con
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   bar->b_transport(trans_, delay);
   sc_core::wait(delay);
+  check_limits();
   if (s_.recorder->detailed()) {
     Event e;
     e.t_ps = start;
@@ -144,6 +156,7 @@ void linux_probe::sleep_once(const SleepPolicy& policy) {
   int64_t end = t0_ps_ + p.end_ps(*s_.clock, s_.host->timers, start - t0_ps_, irq_u);
   if (p.schedules()) end += s_.host->wakeup_latency.sample_ps(wakeup_stream_);
   sc_core::wait(ps_time(end - start));
+  check_limits();
   if (s_.recorder->detailed()) {
     Event e;
     e.t_ps = start - t0_ps_;
@@ -210,7 +223,10 @@ uint32_t linux_probe::admin_command(uint8_t opcode, uint32_t cdw10, uint32_t cdw
   write32(regs::sq_tail_doorbell(0, dstrd), sq_tail_, "SQ0TDBL");
   uint8_t* cqe = memory.at(hostmem::kAdminCq + uint64_t{cq_head_} * regs::kCqeBytes);
   // Wait for a CQE with the expected phase tag; an interrupt may come before we wait for it.
-  while (((le32(cqe + 12) >> 16) & 1u) != (cq_phase_ ? 1u : 0u)) sc_core::wait(memory.irq);
+  while (((le32(cqe + 12) >> 16) & 1u) != (cq_phase_ ? 1u : 0u)) {
+    sc_core::wait(memory.irq);
+    check_limits();
+  }
   if (s_.recorder->detailed()) {
     Event e;
     e.t_ps = memory.last_irq_ps() - t0_ps_;
@@ -236,6 +252,7 @@ void linux_probe::probe() {
   // nvme_init to the probe of this function (async probe scheduling).
   size_t ph = rec.add_phase(Phase{"pre_probe", index_, 0, 0, 0, 0});
   sc_core::wait(ps_time(host.init_to_probe.sample_ps(init_stream_)));
+  check_limits();
   rec.phase(ph).end_ps = now_rel();
   message("pci function " + ctrl.pci_address);
 

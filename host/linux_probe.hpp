@@ -26,7 +26,8 @@ enum class ProbeStatus : uint8_t {
 };
 const char* to_string(ProbeStatus s);
 
-/// Thrown when a trial exceeds a safety limit (HostParams::max_polls_per_wait).
+/// Thrown when a trial exceeds a safety limit (HostParams::max_polls_per_wait,
+/// HostParams::max_events_per_trial, kMaxTrialPs).
 class SimulationLimitError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -80,6 +81,9 @@ class linux_probe : public sc_core::sc_module {
   uint32_t admin_command(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1);
   void message(const std::string& text);
   int64_t now_rel() const;
+  // Safety limits: counts one operation against max_events_per_trial and checks the trial's
+  // simulated time against kMaxTrialPs; throws SimulationLimitError.
+  void check_limits();
   void fail(ProbeStatus status, int errno_value);
 
   const int index_;

@@ -28,6 +28,12 @@ enum class Workload { probe };
 inline constexpr uint64_t kMaxTrials = 100'000'000;
 inline constexpr uint32_t kMaxControllers = 1024;
 inline constexpr uint32_t kMaxIoQueues = 4096;
+/// Simulated time one process may use over all its trials: 2^63 ps (about 106.75 days). sc_time
+/// is a 64-bit count of picoseconds (about 213 days) that never goes back between trials; the
+/// other half is headroom for the trial running when the budget is reached (each trial is at most
+/// kMaxTrialPs, host/host_params.hpp). Checked before running (a lower bound of the trials' time)
+/// and before each trial.
+inline constexpr uint64_t kMaxSimulatedPs = uint64_t{1} << 63;
 
 /// One variant: the scenario with one merge patch applied, resolved into typed parameters.
 struct Variant {
