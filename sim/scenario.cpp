@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <sys/stat.h>
 
 #include "sim/duration.hpp"
 
@@ -504,6 +505,9 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 }
 
 std::string read_text_file(const std::string& path, size_t max_bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw InputError(path + ": cannot read: it is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
   std::string text;
@@ -513,11 +517,60 @@ std::string read_text_file(const std::string& path, size_t max_bytes) {
     if (text.size() > max_bytes)
       throw InputError(path + ": file is larger than the limit of " + std::to_string(max_bytes) + " bytes");
   }
-  if (in.bad()) throw InputError(path + ": read error");
+  if (in.bad()) throw InputError(path + ": read error: " + std::strerror(errno));
   return text;
 }
 
+void check_nesting_depth(const std::string& text, const std::string& source) {
+  size_t depth = 0, line = 1, col = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      col = 0;
+    } else {
+      ++col;
+    }
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // an escaped character (a newline cannot be escaped in JSON)
+        ++col;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      for (i += 2; i < text.size() && !(text[i] == '*' && i + 1 < text.size() && text[i + 1] == '/'); ++i) {
+        if (text[i] == '\n') {
+          ++line;
+          col = 0;
+        } else {
+          ++col;
+        }
+      }
+      ++i;
+      col += 2;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNestingDepth)
+        throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                         ": JSON nested deeper than " + std::to_string(kMaxNestingDepth) +
+                         " levels; a scenario needs fewer than 10");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 ojson parse_json_text(const std::string& text, const std::string& source) {
+  // Deeply nested values would exhaust the stack in the recursive copy, merge and dump of the
+  // document (found by fuzzing): refuse them before parsing.
+  check_nesting_depth(text, source);
   try {
     return ojson::parse(text, nullptr, true, /*ignore_comments=*/true);
   } catch (const ojson::parse_error& e) {
@@ -550,10 +603,16 @@ SetPatch parse_set(const std::string& text) {
     throw InputError("--set " + text + ": \"" + p.pointer + "\" is not a JSON pointer");
   }
   const std::string value = text.substr(eq + 1);
+  check_nesting_depth(value, "--set " + p.pointer);
   try {
     p.value = ojson::parse(value);
   } catch (const std::exception&) {
     p.value = value;
+    try {
+      (void)p.value.dump();  // outputs hold the resolved scenario: it must be valid UTF-8
+    } catch (const ojson::type_error&) {
+      throw InputError("--set " + p.pointer + ": the value is not valid UTF-8 text");
+    }
   }
   return p;
 }

@@ -81,7 +81,15 @@ Scenario load_scenario_file(const std::string& path, const LoadOptions& options 
 Scenario load_scenario_text(const std::string& text, const std::string& source,
                             const LoadOptions& options = {});
 
-/// Parses JSON with comments, turning syntax errors into "SOURCE:LINE:COLUMN: ..." InputErrors.
+/// Deepest nesting of arrays and objects a JSON input may have (the scenario needs 6).
+inline constexpr size_t kMaxNestingDepth = 64;
+
+/// Throws InputError "SOURCE:LINE:COLUMN: JSON nested deeper than ..." when `text` nests arrays
+/// and objects deeper than kMaxNestingDepth (strings and comments are skipped).
+void check_nesting_depth(const std::string& text, const std::string& source);
+
+/// Parses JSON with comments, turning syntax errors into "SOURCE:LINE:COLUMN: ..." InputErrors,
+/// and refusing nesting deeper than kMaxNestingDepth.
 nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source);
 
 /// Reads a whole file (at most `max_bytes`). Throws InputError when it cannot.
