@@ -90,7 +90,8 @@ class Node {
       fail(std::string("must be an integer from ") + std::to_string(lo) + " to " + std::to_string(hi) +
            ", not " + type_name(j_));
     if (j_.is_number_unsigned() && j_.get<uint64_t>() > static_cast<uint64_t>(hi))
-      fail("must be at most " + std::to_string(hi));
+      fail("must be from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not " +
+           std::to_string(j_.get<uint64_t>()));
     const int64_t v = j_.get<int64_t>();
     if (v < lo || v > hi) fail("must be from " + std::to_string(lo) + " to " + std::to_string(hi) +
                                ", not " + std::to_string(v));
@@ -588,6 +589,23 @@ ojson parse_json_text(const std::string& text, const std::string& source) {
     const size_t colon = what.find(": ", what.find("parse error"));
     if (colon != std::string::npos) what = what.substr(colon + 2);
     throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": JSON syntax error: " + what);
+  } catch (const ojson::out_of_range& e) {
+    // A number beyond the range of a double (1e400): nlohmann names the token, not its place.
+    std::string what = e.what();
+    const size_t q1 = what.find('\''), q2 = what.rfind('\'');
+    const std::string token = q1 != std::string::npos && q2 > q1 ? what.substr(q1 + 1, q2 - q1 - 1) : "";
+    size_t line = 1, col = 1;
+    const size_t at = token.empty() ? std::string::npos : text.find(token);
+    for (size_t i = 0; at != std::string::npos && i < at; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": JSON number " + token +
+                     " is out of range; numbers must be finite (at most about 1.8e308)");
   }
 }
 
