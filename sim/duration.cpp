@@ -56,7 +56,7 @@ Decimal split_number(std::string_view text, std::string_view& unit, const char* 
     throw ParseError(std::string(what) + " " + quoted(text) + " does not start with a number; write e.g. " +
                      units_allowed);
   // Trailing zeros of the fraction carry nothing; dropping them keeps frac * scale (below) from
-  // overflowing 128 bits for "0.100000000000000000000000000000s" (30 digits, found by fuzzing).
+  // overflowing 128 bits for "0.100000000000000000000000000000s" (30 digits).
   while (d.frac_digits > 0 && d.frac % 10 == 0) {
     d.frac /= 10;
     --d.frac_digits;

@@ -570,7 +570,7 @@ void check_nesting_depth(const std::string& text, const std::string& source) {
 
 ojson parse_json_text(const std::string& text, const std::string& source) {
   // Deeply nested values would exhaust the stack in the recursive copy, merge and dump of the
-  // document (found by fuzzing): refuse them before parsing.
+  // document (100000 levels crashed nvmesim validate): refuse them before parsing.
   check_nesting_depth(text, source);
   try {
     return ojson::parse(text, nullptr, true, /*ignore_comments=*/true);

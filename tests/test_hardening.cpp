@@ -240,7 +240,7 @@ TEST_CASE("the default event limit stops a busy never-ready poll", "[hardening][
 
 TEST_CASE("deep nesting - huge numbers and bad UTF-8 on the command line are input errors", "[hardening][bad]") {
   // Deeply nested arrays overflowed the stack when the document was copied (100000 levels in a
-  // file; found by fuzzing). One argument may hold at most 128 KiB, so 20000 levels here.
+  // file crashed validate). One argument may hold at most 128 KiB, so 20000 levels here.
   const std::string deep = std::string(20000, '[') + std::string(20000, ']');
   Result r = run_cli("run -q --trials 1 --set '/description=" + deep + "'");
   CHECK(r.status == 2);
