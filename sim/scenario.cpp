@@ -681,6 +681,13 @@ Scenario load_scenario_text(const std::string& text, const std::string& source, 
     sc.variants.push_back(base_variant);
   } else {
     const Node vs = root.at("variants");
+    if (vs.json().size() > kMaxVariants)
+      vs.fail("has " + std::to_string(vs.json().size()) + " variants; at most " + std::to_string(kMaxVariants) +
+              " are allowed");
+    if (sc.trials * vs.json().size() > kMaxTotalTrials)
+      Node(doc, source, "/trials")
+          .fail(std::to_string(sc.trials) + " trials x " + std::to_string(vs.json().size()) + " variants is more than " +
+                std::to_string(kMaxTotalTrials) + " trials in all (each keeps its result in memory); use fewer trials");
     std::vector<std::string> names;
     for (size_t i = 0; i < vs.json().size(); ++i) {
       const Node v = vs.at(i);

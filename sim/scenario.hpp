@@ -26,6 +26,10 @@ enum class Workload { probe };
 
 /// Limits on what a scenario may ask for (errors, not silent clamps).
 inline constexpr uint64_t kMaxTrials = 100'000'000;
+/// Variants per scenario, and trials over all variants (the runner keeps ~17 bytes per trial for
+/// the summaries and the pairing, so 10^8 trials need about 1.7 GB).
+inline constexpr uint64_t kMaxVariants = 1000;
+inline constexpr uint64_t kMaxTotalTrials = 100'000'000;
 inline constexpr uint32_t kMaxControllers = 1024;
 inline constexpr uint32_t kMaxIoQueues = 4096;
 /// Simulated time one process may use over all its trials: 2^63 ps (about 106.75 days). sc_time

@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/duration.hpp"
+#include "sim/scenario.hpp"
 #include "sim/version.hpp"
 
 namespace fs = std::filesystem;
@@ -278,4 +280,27 @@ TEST_CASE("repeated runs give the same bytes in both formats and record the vers
     CHECK(first.find(kSource) == std::string::npos);  // no paths in outputs
   }
   fs::remove_all(d);
+}
+
+TEST_CASE("regression inputs of the fuzz targets load or fail with an input error", "[hardening][fuzz]") {
+  size_t n = 0;
+  for (const char* kind : {"scenario", "duration"}) {
+    const fs::path dir = fs::path(kSource) / "tests/data/fuzz" / kind;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string text = slurp(e.path().string());
+      INFO(e.path().string());
+      ++n;
+      try {
+        if (std::string(kind) == "scenario") (void)nvmesim::load_scenario_text(text, "fuzz.json");
+        else (void)nvmesim::parse_duration_ps(text);
+      } catch (const nvmesim::InputError& err) {
+        CHECK_THAT(err.what(), Catch::StartsWith("fuzz.json"));
+      } catch (const nvmesim::ParseError&) {
+      }
+    }
+  }
+  CHECK(n >= 5);
+  // The duration that used to overflow parses exactly: 0.1 s = 10^11 ps.
+  CHECK(nvmesim::parse_duration_ps(slurp(kSource + "/tests/data/fuzz/duration/fraction-30-digits")) ==
+        100'000'000'000);
 }
