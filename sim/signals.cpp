@@ -48,7 +48,9 @@ StopSignals::StopSignals() {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: a blocking read returns EINTR and the caller sees the flag
+  // SA_RESTART: a write to stdout or a pipe in progress completes instead of failing with EINTR;
+  // the flag is checked between units of work anyway.
+  sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, &old_int_);
   sigaction(SIGTERM, &sa, &old_term_);
 }
