@@ -647,6 +647,19 @@ Scenario load_scenario_text(const std::string& text, const std::string& source, 
       if (!ptr.empty() && !doc.contains(ptr.parent_pointer()))
         throw InputError("--set " + s.pointer + ": the parent " + pointer_text(ptr.parent_pointer().to_string()) +
                          " does not exist in " + source);
+      if (!ptr.empty() && doc.at(ptr.parent_pointer()).is_array()) {
+        // Setting index N of a shorter array would fill it with N nulls (a memory bomb).
+        const ojson& array = doc.at(ptr.parent_pointer());
+        const std::string last = ptr.back();
+        const bool ok = last == "-" || (!last.empty() && last.size() <= 9 &&
+                                        last.find_first_not_of("0123456789") == std::string::npos &&
+                                        std::stoul(last) <= array.size());
+        if (!ok)
+          throw InputError("--set " + s.pointer + ": \"" + last + "\" is not an index of " +
+                           pointer_text(ptr.parent_pointer().to_string()) + " in " + source + " (" +
+                           std::to_string(array.size()) + (array.size() == 1 ? " element" : " elements") + "); allowed: 0 to " +
+                           std::to_string(array.size()) + ", or - to append");
+      }
       doc[ptr] = s.value;
     } catch (const InputError&) {
       throw;

@@ -250,6 +250,11 @@ TEST_CASE("deep nesting - huge numbers and bad UTF-8 on the command line are inp
   r = run_cli("run -q --trials 1 --set \"/name=$(printf '\\377')\"");
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains("--set /name: the value is not valid UTF-8 text"));
+  // Setting index 9999999 of a one-element array used to fill it with 10^7 nulls (~0.5 GB).
+  r = run_cli("run -q --trials 1 --set '/controllers/9999999={}'");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--set /controllers/9999999: \"9999999\" is not an index of /controllers in "
+                                    "aws-c5.12xlarge.json (built in) (1 element); allowed: 0 to 1, or - to append"));
   r = run_cli("validate '" + kSource + "'");
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains(kSource + ": cannot read: it is a folder, not a file"));
