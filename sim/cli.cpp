@@ -117,6 +117,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   ro.progress = !ro.quiet;
   StopSignals stop_signals;  // SIGINT/SIGTERM stop between trials: exit 130/143, no partial file
   const RunReport rep = run_scenario(sc, ro);
+  if (stop_requested()) throw Interrupted(stop_signal());  // after the last trial: output complete
   if (!ro.quiet) print_table(out, sc, rep);
   return kExitOk;
 }

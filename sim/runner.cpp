@@ -223,8 +223,9 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
 
   sc_core::sc_start();
   if (!system.error().empty()) throw InputError(sc.source + ": trial stopped: " + system.error());
-  // Unwinding removes the uncommitted output's temporary file; the CLI exits 128 + signal.
-  if (stop_requested()) throw Interrupted(stop_signal());
+  // Unwinding removes the uncommitted output's temporary file; the CLI exits 128 + signal. (A
+  // signal after the last trial leaves a complete output, written below; the CLI then exits the same.)
+  if (stop_requested() && done < total) throw Interrupted(stop_signal());
   if (done != total)  // the simulation ran out of events with a trial unfinished: a model bug
     throw std::logic_error("the simulation stopped after " + std::to_string(done) + " of " +
                            std::to_string(total) + " trials (a model waited for an event that never came)");
