@@ -29,7 +29,7 @@ run_one() {
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "build-asan/tests/fuzz/fuzz_$t" "$dir/corpus" "tests/fuzz/corpus/$t" "${dict[@]}" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-    -artifact_prefix="$dir/" -print_final_stats=1 >"$dir/log" 2>&1
+    -artifact_prefix="$dir/" -print_final_stats=1 >"$dir/log" 2>&1 && echo 0 >"$dir/rc" || echo $? >"$dir/rc"
 }
 pids=()
 names=()
@@ -52,10 +52,12 @@ for t in "${names[@]}"; do
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')
   result=ok
   grep -q 'placeholder' "$log" && result="skipped (tests/fuzz/fuzz_hooks.cpp is a placeholder)"
-  if ls "$out/$t"/crash-* "$out/$t"/leak-* "$out/$t"/timeout-* "$out/$t"/oom-* >/dev/null 2>&1; then
-    result="FAILED: $(ls "$out/$t"/crash-* "$out/$t"/leak-* "$out/$t"/timeout-* "$out/$t"/oom-* 2>/dev/null | tr '\n' ' ')"
+  artifacts=$(find "$out/$t" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | tr '\n' ' ')
+  rc=$(cat "$out/$t/rc" 2>/dev/null || echo '?')
+  if [ -n "$artifacts" ] || [ "$rc" != 0 ]; then
+    result="FAILED (exit $rc): ${artifacts:-no artifact, see $log}"
     status=1
-    grep -m1 -A12 'ERROR\|==ERROR\|deadly signal' "$log" || true
+    grep -m1 -A12 'ERROR\|deadly signal' "$log" || true
   fi
   printf '%-10s %12s %10s %8s %s\n' "$t" "$runs" "$rate" "$cov" "$result"
 done
