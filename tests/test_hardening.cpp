@@ -21,7 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/duration.hpp"
+#include "sim/output.hpp"
 #include "sim/scenario.hpp"
+#include "sim/signals.hpp"
 #include "sim/version.hpp"
 
 namespace fs = std::filesystem;
@@ -308,4 +310,43 @@ TEST_CASE("regression inputs of the fuzz targets load or fail with an input erro
   // The duration that used to overflow parses exactly: 0.1 s = 10^11 ps.
   CHECK(nvmesim::parse_duration_ps(slurp(kSource + "/tests/data/fuzz/duration/fraction-30-digits")) ==
         100'000'000'000);
+}
+
+TEST_CASE("AtomicFile replaces the target only on commit - and StopSignals turns signals into a flag", "[hardening][output][signal]") {
+  const fs::path d = scratch("atomic");
+  const std::string target = (d / "t.txt").string();
+  std::ofstream(target) << "old";
+  {
+    nvmesim::AtomicFile f(target);
+    f.write("half of it");
+    CHECK(listing(d).size() == 2);  // the target and the temporary file beside it
+  }                                 // not committed: the temporary is removed
+  CHECK(listing(d) == std::vector<std::string>{"t.txt"});
+  CHECK(slurp(target) == "old");
+  {
+    nvmesim::AtomicFile f(target);
+    f.write("new");
+    f.commit();
+    CHECK_THROWS_AS(f.commit(), nvmesim::IoError);
+  }
+  CHECK(slurp(target) == "new");
+  CHECK(listing(d) == std::vector<std::string>{"t.txt"});
+  fs::remove_all(d);
+
+  // 128 + signal, as shells report a process killed by the signal.
+  CHECK(nvmesim::Interrupted(SIGINT).exit_status() == 130);
+  CHECK(nvmesim::Interrupted(SIGTERM).exit_status() == 143);
+  struct sigaction before {};
+  ::sigaction(SIGTERM, nullptr, &before);
+  {
+    nvmesim::StopSignals guard;
+    CHECK_FALSE(nvmesim::stop_requested());
+    std::raise(SIGTERM);  // only sets the flag: this process goes on
+    CHECK(nvmesim::stop_requested());
+    CHECK(nvmesim::stop_signal() == SIGTERM);
+  }
+  struct sigaction after {};
+  ::sigaction(SIGTERM, nullptr, &after);
+  CHECK(after.sa_handler == before.sa_handler);  // the guard restored the previous handler
+  nvmesim::clear_stop();
 }
