@@ -34,6 +34,16 @@ struct HostParams {
     bool aqa_zero = false;         ///< AQA = 0 (one-entry queues)
     bool skip_admin_queue = false; ///< never write AQA/ASQ/ACQ
   } bad_config;
+  /// Safety limit: host operations (MMIO accesses and sleeps, over all controllers) in one trial
+  /// before it is stopped as an error. Bounds time and memory (a detailed trial keeps ~100 bytes
+  /// per event) when many controllers poll without sleeping: 1024 busy pollers reach it in ~4000
+  /// polls each. A sleeping poll of 128 s, usleep_range(1000, 2000), needs ~2 x 128000.
+  uint64_t max_events_per_trial = 4'000'000;
 };
+
+/// Safety limit: simulated time of one trial (10^6 s, the largest duration a file may hold). A
+/// trial that runs longer is stopped as an error, so that simulated time, a 64-bit count of
+/// picoseconds shared by all trials of a process, cannot overflow.
+inline constexpr int64_t kMaxTrialPs = 1'000'000'000'000'000'000;
 
 }  // namespace nvmesim

@@ -72,6 +72,17 @@ void linux_probe::set_state(HostState st) {
   state_sig.write(static_cast<unsigned>(st));
 }
 
+void linux_probe::check_limits() {
+  const uint64_t ops = s_.recorder->count_operation();
+  if (ops > s_.host->max_events_per_trial)
+    throw SimulationLimitError("the trial made more than " + std::to_string(s_.host->max_events_per_trial) +
+                               " MMIO accesses and sleeps over all controllers (limit host.max_events_per_trial); "
+                               "use a poll policy that sleeps, fewer controllers or a shorter CAP.TO");
+  if (now_rel() > kMaxTrialPs)
+    throw SimulationLimitError("controller " + dev_ + ": the trial ran past 1000000 s of simulated time (the "
+                               "limit of one trial); use shorter latencies");
+}
+
 void linux_probe::run() {
   static const PhaseNames kBoot{"pre_probe", "disable", "enable", "admin", "namespace"};
   static const PhaseNames kReboot{"reboot_pre_probe", "reboot_disable", "reboot_enable", "reboot_admin",
@@ -139,6 +150,7 @@ void linux_probe::mmio(tlm::tlm_command cmd, uint32_t offset, uint8_t* data, con
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   bar->b_transport(trans_, delay);
   sc_core::wait(delay);
+  check_limits();
   if (s_.recorder->detailed()) {
     Event e;
     e.t_ps = start;
@@ -176,6 +188,7 @@ int64_t linux_probe::sleep_once(const SleepPolicy& policy) {
   set_state(HostState::sleep);
   sc_core::wait(ps_time(end - start));
   set_state(awake);
+  check_limits();
   if (s_.recorder->detailed()) {
     Event e;
     e.t_ps = start - t0_ps_;
@@ -307,7 +320,10 @@ uint32_t linux_probe::wait_completion(uint16_t cid) {
   for (;;) {
     uint8_t* cqe = memory.at(hostmem::kAdminCq + uint64_t{cq_head_} * regs::kCqeBytes);
     // Wait for a CQE with the expected phase tag; an interrupt may come before we wait for it.
-    while (((le32(cqe + 12) >> 16) & 1u) != (cq_phase_ ? 1u : 0u)) sc_core::wait(memory.irq);
+    while (((le32(cqe + 12) >> 16) & 1u) != (cq_phase_ ? 1u : 0u)) {
+      sc_core::wait(memory.irq);
+      check_limits();
+    }
     if (s_.recorder->detailed()) {
       Event e;
       e.t_ps = memory.last_irq_ps() - t0_ps_;

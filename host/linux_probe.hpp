@@ -41,7 +41,8 @@ enum class HostState : uint8_t {
   failed = 9,          ///< probe failed (-ENODEV, -EINTR)
 };
 
-/// Thrown when a trial exceeds a safety limit (HostParams::max_polls_per_wait).
+/// Thrown when a trial exceeds a safety limit (HostParams::max_polls_per_wait,
+/// HostParams::max_events_per_trial, kMaxTrialPs).
 class SimulationLimitError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -134,6 +135,9 @@ class linux_probe : public sc_core::sc_module {
   uint32_t wait_completion(uint16_t cid);
   void message(const std::string& text);
   int64_t now_rel() const;
+  // Safety limits: counts one operation against max_events_per_trial and checks the trial's
+  // simulated time against kMaxTrialPs; throws SimulationLimitError.
+  void check_limits();
   void fail(ProbeStatus status, int errno_value);
   void set_state(HostState s);
   HostState awake_state_ = HostState::idle;

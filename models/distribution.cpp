@@ -11,7 +11,10 @@
 namespace nvmesim {
 
 namespace {
-constexpr double kMaxPs = 9.2e18;  // below INT64_MAX
+// Largest value a draw gives: 10^6 s, the largest duration a scenario file may hold
+// (kMaxDurationPs in sim/duration.hpp). Heavy tails (lognormal, exponential) are cut there so
+// that simulated time (a 64-bit picosecond count) cannot overflow within a trial.
+constexpr double kMaxPs = 1e18;
 
 int64_t round_ps(double v) {
   if (!(v >= 0.0)) return 0;  // also catches NaN

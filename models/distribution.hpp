@@ -2,7 +2,7 @@
 // Latency distributions (DESIGN section 4), sampled by inverse CDF from one uniform per draw.
 // Implemented here rather than with <random>, whose distributions differ between standard
 // libraries: the same seed must give the same bytes on every machine.
-// All values are durations in picoseconds (int64 ps, at most about 106 days).
+// All values are durations in picoseconds (int64 ps; a draw is at most 10^6 s).
 #include <cstdint>
 #include <memory>
 #include <string>

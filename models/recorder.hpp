@@ -46,7 +46,11 @@ class Recorder {
     detailed_ = detailed;
     events_.clear();
     phases_.clear();
+    operations_ = 0;
   }
+  /// Counts one host operation (MMIO access or sleep) of this trial, detailed or not, and returns
+  /// the count so far: the basis of the per-trial event limit (HostParams::max_events_per_trial).
+  uint64_t count_operation() { return ++operations_; }
   /// True when this trial keeps its full event list; check before building an event.
   bool detailed() const { return detailed_; }
   void add(Event e) {
@@ -65,6 +69,7 @@ class Recorder {
 
  private:
   bool detailed_ = false;
+  uint64_t operations_ = 0;
   std::vector<Event> events_;
   std::vector<Phase> phases_;
 };

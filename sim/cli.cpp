@@ -12,6 +12,7 @@
 #include "sim/output.hpp"
 #include "sim/runner.hpp"
 #include "sim/scenario.hpp"
+#include "sim/signals.hpp"
 #include "sim/version.hpp"
 
 namespace po = boost::program_options;
@@ -41,7 +42,7 @@ void print_usage(std::ostream& os) {
   os << "\nOptions:\n  -h, --help            this help\n  --version             print the version\n\n"
         "Run 'nvmesim <command> --help' for a command's options.\n"
         "Exit status: 0 done (a simulated probe failure is a result), 2 bad usage or input,\n"
-        "3 I/O failure, 4 internal error.\n";
+        "3 I/O failure, 4 internal error, 130/143 stopped by SIGINT/SIGTERM (partial outputs removed).\n";
 }
 
 po::variables_map parse(const std::vector<std::string>& args, const po::options_description& visible,
@@ -134,7 +135,9 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   ro.dmesg_trials = TrialSelection::parse(vm["dmesg-trials"].as<std::string>(), "--dmesg-trials");
   ro.quiet = vm.count("quiet") > 0;
   ro.progress = !ro.quiet;
+  StopSignals stop_signals;  // SIGINT/SIGTERM stop between trials: exit 130/143, no partial file
   const RunReport rep = run_scenario(sc, ro);
+  if (stop_requested()) throw Interrupted(stop_signal());  // after the last trial: output complete
   if (!ro.quiet) print_table(out, sc, rep);
   return kExitOk;
 }
@@ -219,6 +222,9 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
   } catch (const IoError& e) {
     err << "nvmesim: error: " << e.what() << "\n";
     return kExitIo;
+  } catch (const Interrupted& e) {
+    err << "nvmesim: " << e.what() << "\n";
+    return e.exit_status();
   } catch (const std::exception& e) {
     err << "nvmesim: internal error: " << e.what() << "\n";
     return kExitInternal;

@@ -55,6 +55,12 @@ Decimal split_number(std::string_view text, std::string_view& unit, const char* 
   if (digits == 0)
     throw ParseError(std::string(what) + " " + quoted(text) + " does not start with a number; write e.g. " +
                      units_allowed);
+  // Trailing zeros of the fraction carry nothing; dropping them keeps frac * scale (below) from
+  // overflowing 128 bits for "0.100000000000000000000000000000s" (30 digits).
+  while (d.frac_digits > 0 && d.frac % 10 == 0) {
+    d.frac /= 10;
+    --d.frac_digits;
+  }
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   size_t end = text.size();
   while (end > i && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
@@ -88,6 +94,10 @@ int64_t parse_duration_ps(std::string_view text) {
   else
     throw ParseError("duration " + quoted(text) + " has an unknown unit \"" + std::string(unit) +
                      "\"; allowed units: ps, ns, us, µs, ms, s");
+  // 1 s is 10^12 ps: a fraction with more than 12 significant digits is finer than 1 ps in any
+  // unit, and beyond that frac * scale could overflow.
+  if (d.frac_digits > 12)
+    throw ParseError("duration " + quoted(text) + " is finer than the 1 ps resolution");
   const u128 den = pow10(d.frac_digits);
   const u128 frac_ps_num = d.frac * scale;
   if (frac_ps_num % den != 0)

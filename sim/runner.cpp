@@ -7,11 +7,13 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <stdexcept>
 #include <unistd.h>
 
 #include "sim/dmesg_output.hpp"
 #include "sim/output.hpp"
 #include "sim/vcd_output.hpp"
+#include "sim/signals.hpp"
 #include "sim/version.hpp"
 
 namespace nvmesim {
@@ -163,6 +165,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
   size_t v_index = 0;
   uint64_t k = 0;
   system.next_trial = [&](TrialRequest& req) {
+    if (stop_requested()) return false;  // SIGINT/SIGTERM: stop between trials (sim/signals.hpp)
     if (v_index >= sc.variants.size()) return false;
     if (k >= sc.trials) {
       ++v_index;
@@ -254,6 +257,12 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
 
   sc_core::sc_start();
   if (!system.error().empty()) throw InputError(sc.source + ": trial stopped: " + system.error());
+  // Unwinding removes the uncommitted output's temporary file; the CLI exits 128 + signal. (A
+  // signal after the last trial leaves a complete output, written below; the CLI then exits the same.)
+  if (stop_requested() && done < total) throw Interrupted(stop_signal());
+  if (done != total)  // the simulation ran out of events with a trial unfinished: a model bug
+    throw std::logic_error("the simulation stopped after " + std::to_string(done) + " of " +
+                           std::to_string(total) + " trials (a model waited for an event that never came)");
 
   for (size_t i = 1; i < sc.variants.size(); ++i) {
     PairedReport p;

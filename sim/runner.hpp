@@ -48,7 +48,8 @@ struct RunReport {
 };
 
 /// Runs the scenario. Throws IoError when an output cannot be written (nothing is left behind)
-/// and InputError when a trial exceeds a safety limit. Call at most once per process (SystemC
+/// and InputError when a trial exceeds a safety limit; Interrupted (sim/signals.hpp) when SIGINT or
+/// SIGTERM arrived under a StopSignals guard (checked between trials). Call at most once per process (SystemC
 /// allows one elaboration).
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options);
 

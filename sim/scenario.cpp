@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <sys/stat.h>
 
 #include "sim/duration.hpp"
 
@@ -89,7 +90,8 @@ class Node {
       fail(std::string("must be an integer from ") + std::to_string(lo) + " to " + std::to_string(hi) +
            ", not " + type_name(j_));
     if (j_.is_number_unsigned() && j_.get<uint64_t>() > static_cast<uint64_t>(hi))
-      fail("must be at most " + std::to_string(hi));
+      fail("must be from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not " +
+           std::to_string(j_.get<uint64_t>()));
     const int64_t v = j_.get<int64_t>();
     if (v < lo || v > hi) fail("must be from " + std::to_string(lo) + " to " + std::to_string(hi) +
                                ", not " + std::to_string(v));
@@ -255,7 +257,7 @@ HostParams read_host(const Node& n) {
   if (n.json().is_null()) n.fail("must be an object");
   n.require_object({"kernel", "hz", "highres", "tick", "wakeup_latency", "background_irq_rate_hz",
                     "init_to_probe", "driver", "overrides", "cpus", "max_polls_per_wait", "shutdown_timeout_s",
-                    "async_shutdown", "shutdown_notification", "bad_config"});
+                    "async_shutdown", "shutdown_notification", "bad_config", "max_events_per_trial"});
   if (n.has("kernel")) {
     const Node k = n.at("kernel");
     if (k.json().is_number())
@@ -287,6 +289,8 @@ HostParams read_host(const Node& n) {
   if (n.has("driver")) n.at("driver").choice<int>({{"linux", 0}});
   if (n.has("cpus")) h.cpus = static_cast<uint32_t>(n.at("cpus").integer(1, 65536));
   if (n.has("max_polls_per_wait")) h.max_polls_per_wait = static_cast<uint64_t>(n.at("max_polls_per_wait").integer(1, 1'000'000'000));
+  if (n.has("max_events_per_trial"))
+    h.max_events_per_trial = static_cast<uint64_t>(n.at("max_events_per_trial").integer(1, 1'000'000'000));
   if (n.has("overrides")) {
     const Node o = n.at("overrides");
     o.require_object({"poll", "shutdown_poll", "deadline", "enable_timeout", "crime", "cc_sequence", "crto_warning",
@@ -536,6 +540,21 @@ bool patch_contains(const ojson& patch, const std::string& ptr) {
   return false;
 }
 
+// A lower bound of one trial's simulated time in picoseconds: the first controller cannot finish
+// before its driver-init delay plus either its shortest enable latency or, when it never becomes
+// ready, the enable wait's deadline (CAP.TO x 500 ms, less two jiffies for the deadline's
+// rounding). Used to refuse, before running, a trial count that must overflow simulated time.
+int64_t trial_lower_bound_ps(const Variant& v) {
+  int64_t best = 0;
+  const int64_t jiffy_ps = 1'000'000'000'000 / v.host.timers.hz;
+  for (const ControllerParams& c : v.controllers) {
+    const int64_t timeout_ps = std::max<int64_t>(0, int64_t{c.cap.to} * 500'000'000'000 - 2 * jiffy_ps);
+    const int64_t wait_ps = c.faults.never_ready ? timeout_ps : std::min(c.enable_latency.min_ps(), timeout_ps);
+    best = std::max(best, v.host.init_to_probe.min_ps() + wait_ps);
+  }
+  return best;
+}
+
 const std::vector<std::string> kTopKeys = {"schema", "name", "description", "seed", "trials", "host",
                                            "link", "controllers", "workload", "boot", "variants"};
 
@@ -565,6 +584,9 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 }
 
 std::string read_text_file(const std::string& path, size_t max_bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw InputError(path + ": cannot read: it is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
   std::string text;
@@ -574,11 +596,60 @@ std::string read_text_file(const std::string& path, size_t max_bytes) {
     if (text.size() > max_bytes)
       throw InputError(path + ": file is larger than the limit of " + std::to_string(max_bytes) + " bytes");
   }
-  if (in.bad()) throw InputError(path + ": read error");
+  if (in.bad()) throw InputError(path + ": read error: " + std::strerror(errno));
   return text;
 }
 
+void check_nesting_depth(const std::string& text, const std::string& source) {
+  size_t depth = 0, line = 1, col = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      col = 0;
+    } else {
+      ++col;
+    }
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // an escaped character (a newline cannot be escaped in JSON)
+        ++col;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      for (i += 2; i < text.size() && !(text[i] == '*' && i + 1 < text.size() && text[i + 1] == '/'); ++i) {
+        if (text[i] == '\n') {
+          ++line;
+          col = 0;
+        } else {
+          ++col;
+        }
+      }
+      ++i;
+      col += 2;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNestingDepth)
+        throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                         ": JSON nested deeper than " + std::to_string(kMaxNestingDepth) +
+                         " levels; a scenario needs fewer than 10");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 ojson parse_json_text(const std::string& text, const std::string& source) {
+  // Deeply nested values would exhaust the stack in the recursive copy, merge and dump of the
+  // document (100000 levels crashed nvmesim validate): refuse them before parsing.
+  check_nesting_depth(text, source);
   try {
     return ojson::parse(text, nullptr, true, /*ignore_comments=*/true);
   } catch (const ojson::parse_error& e) {
@@ -596,6 +667,23 @@ ojson parse_json_text(const std::string& text, const std::string& source) {
     const size_t colon = what.find(": ", what.find("parse error"));
     if (colon != std::string::npos) what = what.substr(colon + 2);
     throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": JSON syntax error: " + what);
+  } catch (const ojson::out_of_range& e) {
+    // A number beyond the range of a double (1e400): nlohmann names the token, not its place.
+    std::string what = e.what();
+    const size_t q1 = what.find('\''), q2 = what.rfind('\'');
+    const std::string token = q1 != std::string::npos && q2 > q1 ? what.substr(q1 + 1, q2 - q1 - 1) : "";
+    size_t line = 1, col = 1;
+    const size_t at = token.empty() ? std::string::npos : text.find(token);
+    for (size_t i = 0; at != std::string::npos && i < at; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": JSON number " + token +
+                     " is out of range; numbers must be finite (at most about 1.8e308)");
   }
 }
 
@@ -611,10 +699,16 @@ SetPatch parse_set(const std::string& text) {
     throw InputError("--set " + text + ": \"" + p.pointer + "\" is not a JSON pointer");
   }
   const std::string value = text.substr(eq + 1);
+  check_nesting_depth(value, "--set " + p.pointer);
   try {
     p.value = ojson::parse(value);
   } catch (const std::exception&) {
     p.value = value;
+    try {
+      (void)p.value.dump();  // outputs hold the resolved scenario: it must be valid UTF-8
+    } catch (const ojson::type_error&) {
+      throw InputError("--set " + p.pointer + ": the value is not valid UTF-8 text");
+    }
   }
   return p;
 }
@@ -631,6 +725,19 @@ Scenario load_scenario_text(const std::string& text, const std::string& source, 
       if (!ptr.empty() && !doc.contains(ptr.parent_pointer()))
         throw InputError("--set " + s.pointer + ": the parent " + pointer_text(ptr.parent_pointer().to_string()) +
                          " does not exist in " + source);
+      if (!ptr.empty() && doc.at(ptr.parent_pointer()).is_array()) {
+        // Setting index N of a shorter array would fill it with N nulls (a memory bomb).
+        const ojson& array = doc.at(ptr.parent_pointer());
+        const std::string last = ptr.back();
+        const bool ok = last == "-" || (!last.empty() && last.size() <= 9 &&
+                                        last.find_first_not_of("0123456789") == std::string::npos &&
+                                        std::stoul(last) <= array.size());
+        if (!ok)
+          throw InputError("--set " + s.pointer + ": \"" + last + "\" is not an index of " +
+                           pointer_text(ptr.parent_pointer().to_string()) + " in " + source + " (" +
+                           std::to_string(array.size()) + (array.size() == 1 ? " element" : " elements") + "); allowed: 0 to " +
+                           std::to_string(array.size()) + ", or - to append");
+      }
       doc[ptr] = s.value;
     } catch (const InputError&) {
       throw;
@@ -665,6 +772,13 @@ Scenario load_scenario_text(const std::string& text, const std::string& source, 
     sc.variants.push_back(base_variant);
   } else {
     const Node vs = root.at("variants");
+    if (vs.json().size() > kMaxVariants)
+      vs.fail("has " + std::to_string(vs.json().size()) + " variants; at most " + std::to_string(kMaxVariants) +
+              " are allowed");
+    if (sc.trials * vs.json().size() > kMaxTotalTrials)
+      Node(doc, source, "/trials")
+          .fail(std::to_string(sc.trials) + " trials x " + std::to_string(vs.json().size()) + " variants is more than " +
+                std::to_string(kMaxTotalTrials) + " trials in all (each keeps its result in memory); use fewer trials");
     std::vector<std::string> names;
     for (size_t i = 0; i < vs.json().size(); ++i) {
       const Node v = vs.at(i);
@@ -696,6 +810,31 @@ Scenario load_scenario_text(const std::string& text, const std::string& source, 
         }
         throw;
       }
+    }
+  }
+  // Simulated time runs on across the trials of a process (sc_time never goes back), and is a
+  // 64-bit count of picoseconds: refuse what must exceed kMaxSimulatedPs.
+  {
+    const long double budget_ps = static_cast<long double>(kMaxSimulatedPs);
+    long double need_ps = 0;
+    const Variant* longest = &sc.variants.front();
+    for (const Variant& v : sc.variants) {
+      need_ps += static_cast<long double>(sc.trials) * static_cast<long double>(trial_lower_bound_ps(v));
+      if (trial_lower_bound_ps(v) > trial_lower_bound_ps(*longest)) longest = &v;
+    }
+    if (need_ps > budget_ps) {
+      long double per_trial_ps = 0;
+      for (const Variant& v : sc.variants) per_trial_ps += static_cast<long double>(trial_lower_bound_ps(v));
+      const auto max_trials = static_cast<unsigned long long>(budget_ps / per_trial_ps);
+      char buf[400];
+      std::snprintf(buf, sizeof buf,
+                    "%llu trials x %zu variant%s need at least %.0Lf s of simulated time (a trial of variant "
+                    "\"%s\" lasts at least %.3Lf s), more than the %.0Lf s (2^63 ps, about 106 days) one run "
+                    "can simulate; run at most %llu trials per run and split the rest over runs with other seeds",
+                    static_cast<unsigned long long>(sc.trials), sc.variants.size(),
+                    sc.variants.size() == 1 ? "" : "s", need_ps / 1e12L, longest->name.c_str(),
+                    static_cast<long double>(trial_lower_bound_ps(*longest)) / 1e12L, budget_ps / 1e12L, max_trials);
+      Node(doc, source, "/trials").fail(buf);
     }
   }
   sc.resolved = doc;

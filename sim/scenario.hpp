@@ -28,8 +28,18 @@ enum class Workload { probe, shutdown, reset, reboot };
 
 /// Limits on what a scenario may ask for (errors, not silent clamps).
 inline constexpr uint64_t kMaxTrials = 100'000'000;
+/// Variants per scenario, and trials over all variants (the runner keeps ~17 bytes per trial for
+/// the summaries and the pairing, so 10^8 trials need about 1.7 GB).
+inline constexpr uint64_t kMaxVariants = 1000;
+inline constexpr uint64_t kMaxTotalTrials = 100'000'000;
 inline constexpr uint32_t kMaxControllers = 1024;
 inline constexpr uint32_t kMaxIoQueues = 4096;
+/// Simulated time one process may use over all its trials: 2^63 ps (about 106.75 days). sc_time
+/// is a 64-bit count of picoseconds (about 213 days) that never goes back between trials; the
+/// other half is headroom for the trial running when the budget is reached (each trial is at most
+/// kMaxTrialPs, host/host_params.hpp). Checked before running (a lower bound of the trials' time)
+/// and before each trial.
+inline constexpr uint64_t kMaxSimulatedPs = uint64_t{1} << 63;
 
 /// One variant: the scenario with one merge patch applied, resolved into typed parameters.
 struct Variant {
@@ -77,7 +87,15 @@ Scenario load_scenario_file(const std::string& path, const LoadOptions& options 
 Scenario load_scenario_text(const std::string& text, const std::string& source,
                             const LoadOptions& options = {});
 
-/// Parses JSON with comments, turning syntax errors into "SOURCE:LINE:COLUMN: ..." InputErrors.
+/// Deepest nesting of arrays and objects a JSON input may have (the scenario needs 6).
+inline constexpr size_t kMaxNestingDepth = 64;
+
+/// Throws InputError "SOURCE:LINE:COLUMN: JSON nested deeper than ..." when `text` nests arrays
+/// and objects deeper than kMaxNestingDepth (strings and comments are skipped).
+void check_nesting_depth(const std::string& text, const std::string& source);
+
+/// Parses JSON with comments, turning syntax errors into "SOURCE:LINE:COLUMN: ..." InputErrors,
+/// and refusing nesting deeper than kMaxNestingDepth.
 nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source);
 
 /// Reads a whole file (at most `max_bytes`). Throws InputError when it cannot.

@@ -60,6 +60,13 @@ void nvme_system::drive() {
   TrialRequest req;
   while (next_trial && next_trial(req)) {
     const Variant& v = *req.variant;
+    if (sc_core::sc_time_stamp().value() > kMaxSimulatedPs) {
+      error_ = "simulated time reached the limit of one run (2^63 ps, about 106 days) after " +
+               std::to_string(req.trial) + " trials of variant \"" + v.name +
+               "\"; run fewer trials per run and split the rest over runs with other seeds";
+      sc_core::sc_stop();
+      return;
+    }
     recorder_.begin_trial(req.detailed);
     trial_sig.write(static_cast<int>(req.trial));
     variant_sig.write(static_cast<int>(req.variant_index));

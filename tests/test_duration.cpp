@@ -32,6 +32,12 @@ TEST_CASE("bad durations say what is wrong and what is allowed", "[duration]") {
   CHECK_THROWS_AS(parse_duration_ps("inf"), ParseError);
   CHECK_THROWS_AS(parse_duration_ps("nan ms"), ParseError);
   CHECK_THROWS_AS(parse_duration_ps("1.2.3ms"), ParseError);
+  // 30 fraction digits: 0.1 s is 10^11 ps, however many trailing zeros (the fraction times the
+  // unit's scale, 10^29 x 10^12, used to overflow 128 bits and give a wrong value).
+  CHECK(parse_duration_ps("0.100000000000000000000000000000s") == 100'000'000'000);
+  CHECK(parse_duration_ps("0.5000000000000000000000000000000000000000ms") == 500'000'000);
+  CHECK_THROWS_WITH(parse_duration_ps("0.999999999999999999999999999999s"), Catch::Contains("finer than the 1 ps"));
+  CHECK_THROWS_WITH(parse_duration_ps("0.0000000000001s"), Catch::Contains("finer than the 1 ps"));
 }
 
 TEST_CASE("clock frequencies become periods", "[duration]") {
