@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cmd_sweep.hpp"
 #include "sim/default_scenario.hpp"
 #include "sim/output.hpp"
 #include "sim/runner.hpp"
@@ -156,6 +157,8 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "[SCENARIO]", "run a scenario's variants and trials; table on stdout, timeline with --out", cmd_run},
       {"validate", "FILE...", "check scenario files without running them", cmd_validate},
+      {"sweep", "SWEEP.json --out DIR", "run a sweep's points in worker processes (--jobs, --shard, --resume)", cmd_sweep},
+      {"merge", "DIR... --out F", "combine sweep folders into one summary (JSON and CSV)", cmd_merge},
   };
   return table;
 }
