@@ -325,8 +325,9 @@ std::string format_duration_decimal(int64_t ps) {
 }
 
 std::string point_id(const ojson& parameters) {
+  const nlohmann::json sorted = nlohmann::json::parse(parameters.dump());  // std::map: keys sorted
   std::string slug;
-  for (const auto& [ptr, value] : parameters.items()) {
+  for (const auto& [ptr, value] : sorted.items()) {
     std::string part = slug_part(ptr.substr(ptr.rfind('/') + 1));
     if (value.is_string()) part += "_" + slug_part(value.get<std::string>());
     else if (value.is_primitive()) part += "_" + slug_part(value.dump());
@@ -334,7 +335,6 @@ std::string point_id(const ojson& parameters) {
   }
   if (slug.empty()) slug = "base";
   if (slug.size() > 60) slug.resize(60);
-  const nlohmann::json sorted = nlohmann::json::parse(parameters.dump());  // std::map: keys sorted
   char hex[20];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a64(sorted.dump())));
   return slug + "-" + hex;

@@ -675,11 +675,17 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
   std::string out_csv = out_json;
   if (out_csv.size() > 5 && out_csv.compare(out_csv.size() - 5, 5, ".json") == 0) out_csv.resize(out_csv.size() - 5);
   out_csv += ".csv";
-  AtomicFile fj(out_json), fc(out_csv);
-  fj.write(merged.dump(2) + "\n");
-  fc.write(csv);
-  fj.commit();
-  fc.commit();
+  // One after the other: AtomicFile's stdio buffer is shared by the instances of a thread.
+  {
+    AtomicFile fj(out_json);
+    fj.write(merged.dump(2) + "\n");
+    fj.commit();
+  }
+  {
+    AtomicFile fc(out_csv);
+    fc.write(csv);
+    fc.commit();
+  }
   if (n_failed || n_missing) {
     err << "nvmesim merge: " << total << " points: " << (total - n_failed - n_missing) << " done, " << n_failed
         << " failed, " << n_missing << " missing (listed in " << out_json << ")\n";
