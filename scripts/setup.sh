@@ -3,7 +3,8 @@
 # Runs apt-get as root (through sudo when not root). Nothing else is downloaded.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev libboost-program-options-dev
-          nlohmann-json3-dev catch2 python3 python3-matplotlib python3-numpy)
+          nlohmann-json3-dev catch2 python3 python3-matplotlib python3-numpy
+          parallel)   # GNU parallel: scripts/sweep-parallel.sh
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
