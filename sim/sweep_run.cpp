@@ -501,7 +501,7 @@ int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
 
   if (!opt.quiet) {
     const double secs = progress.elapsed();
-    const size_t ran = finished;
+    const size_t ran = done_count - skipped + failed;  // points this run completed (not those stopped)
     char line[512];
     std::snprintf(line, sizeof line,
                   "nvmesim sweep %s: %zu point%s%s: %zu done (%zu already complete), %zu failed, %zu not run; "
