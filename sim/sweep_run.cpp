@@ -373,7 +373,7 @@ int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
   std::vector<size_t> queue;
   for (size_t i = 0; i < states.size(); ++i)
     if (states[i].status != PointStatus::done) queue.push_back(i);
-  size_t next = 0, finished = 0, failed = 0;
+  size_t next = 0, failed = 0;
   std::vector<Running> running;
   int stop_signal = 0;
   Progress progress(!opt.quiet, states.size());
@@ -456,7 +456,6 @@ int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
         std::remove(path.c_str());
       }
       cleanup_worker(st, pid);
-      ++finished;
       if (st.status == PointStatus::done) ++done_count;
       if (st.status == PointStatus::failed) {
         ++failed;
