@@ -5,10 +5,11 @@
 #      with SIGKILL then --resume'd must all merge to the same bytes (checked with cmp);
 #   2. hyperfine times --jobs 1 against --jobs 2 at TRIALS and at HEAVY_TRIALS (default 20000)
 #      trials per point, each run into a fresh folder.
-# Usage: bench/sweep_scaling.sh [--help]   (env: NVMESIM, TRIALS, HEAVY_TRIALS, RUNS, OUT)
+#   3. the same as interleaved pairs (--jobs 1 then --jobs 2, PAIRS times): median speedup per pair.
+# Usage: bench/sweep_scaling.sh [--help]   (env: NVMESIM, TRIALS, HEAVY_TRIALS, RUNS, PAIRS, OUT)
 # Record the printed figures in bench/sweep-scaling.md. Needs hyperfine.
 set -euo pipefail
-if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 here="$(cd "$(dirname "$0")/.." && pwd)"
 nvmesim="${NVMESIM:-$here/build/nvmesim}"
 trials="${TRIALS:-300}"
@@ -66,4 +67,28 @@ for f in g.json heavy.json; do
     --prepare "rm -rf t1" "$nvmesim sweep $f --out t1 --jobs 1 -q" \
     --prepare "rm -rf t2" "$nvmesim sweep $f --out t2 --jobs 2 -q"
   cat "time-$f.md"
+done
+
+# Interleaved pairs: on a shared machine the load drifts between hyperfine's blocks of runs, so
+# also time --jobs 1 and --jobs 2 back to back, R times, and report the median of the per-pair
+# ratios with the load average seen.
+echo "== interleaved pairs (${PAIRS:-8} pairs each)"
+for f in g.json heavy.json; do
+  /usr/bin/python3 - "$nvmesim" "$f" "${PAIRS:-8}" <<'PY'
+import os, shutil, statistics, subprocess, sys, time
+exe, sweep, pairs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def once(jobs):
+    shutil.rmtree("p", ignore_errors=True)
+    t = time.monotonic()
+    subprocess.run([exe, "sweep", sweep, "--out", "p", "--jobs", str(jobs), "-q"], check=True)
+    return time.monotonic() - t
+once(2)  # warm-up
+t1, t2, ratios, loads = [], [], [], []
+for _ in range(pairs):
+    a, b = once(1), once(2)
+    t1.append(a); t2.append(b); ratios.append(a / b); loads.append(os.getloadavg()[0])
+print(f"{sweep}: --jobs 1 median {statistics.median(t1):.3f} s, --jobs 2 median {statistics.median(t2):.3f} s, "
+      f"speedup per pair: median {statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}); "
+      f"load average during: {min(loads):.1f}-{max(loads):.1f}")
+PY
 done

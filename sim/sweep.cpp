@@ -391,7 +391,9 @@ Sweep load_sweep_file(const std::string& path) {
   return load_sweep_text(read_text_file(path), path, dir);
 }
 
-Sweep load_sweep_text(const std::string& text, const std::string& source, const std::string& base_dir) {
+Sweep load_sweep_text(const std::string& text, const std::string& source, const std::string& base_dir,
+                      size_t max_points) {
+  max_points = std::min(std::max<size_t>(max_points, 1), kMaxSweepPoints);
   const ojson doc = parse_json_text(text, source);
   const SNode root(doc, source, "");
   root.require_object(kSweepKeys);
@@ -507,8 +509,8 @@ Sweep load_sweep_text(const std::string& text, const std::string& source, const 
   size_t total = 1;
   for (const auto& a : sw.axes) {
     if (a.zip && &a != zip_first) continue;
-    if (a.values.size() > kMaxSweepPoints / total)
-      root.fail("the axes give more than " + std::to_string(kMaxSweepPoints) + " points; split the sweep");
+    if (a.values.size() > max_points / total)
+      root.fail("the axes give more than " + std::to_string(max_points) + " points; split the sweep");
     total *= a.values.size();
   }
   std::set<std::string> ids;

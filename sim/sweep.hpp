@@ -52,7 +52,9 @@ struct Sweep {
 /// Throws InputError (sim/scenario.hpp) for syntax errors, unknown keys, wrong types, bad
 /// pointers, unequal zip lengths, repeated values, more than kMaxSweepPoints points, an
 /// unreadable or invalid base scenario, and axes that every variant of the base overrides.
-Sweep load_sweep_text(const std::string& text, const std::string& source, const std::string& base_dir = ".");
+/// `max_points` lowers the point limit (a fuzz target keeps each input cheap with it).
+Sweep load_sweep_text(const std::string& text, const std::string& source, const std::string& base_dir = ".",
+                      size_t max_points = kMaxSweepPoints);
 
 /// Reads and loads a sweep file; "base" is relative to the file's folder. Throws InputError.
 Sweep load_sweep_file(const std::string& path);

@@ -103,6 +103,13 @@ std::string last_line(std::ifstream& in) {
   return tail;
 }
 
+ojson tool_json() {
+  ojson t;
+  t["name"] = "nvmesim";
+  t["version"] = kVersion;
+  return t;
+}
+
 enum class FileState { missing, complete, incomplete, other_scenario };
 
 /// Checks DIR/points/<id>.jsonl: complete when its header holds `scenario` and its last line is
@@ -116,6 +123,7 @@ FileState read_point_file(const std::string& path, const ojson& scenario, ojson&
     const ojson h = ojson::parse(first);
     if (!h.is_object() || h.value("record", "") != "header" || !h.contains("scenario")) return FileState::incomplete;
     if (h["scenario"] != scenario) return FileState::other_scenario;
+    if (h.value("tool", ojson()) != tool_json()) return FileState::incomplete;  // another version: run again
     const std::string last = last_line(in);
     if (last.empty()) return FileState::incomplete;
     ojson s = ojson::parse(last);
@@ -137,13 +145,6 @@ struct PointState {
   std::string error;
   ojson summary;
 };
-
-ojson tool_json() {
-  ojson t;
-  t["name"] = "nvmesim";
-  t["version"] = kVersion;
-  return t;
-}
 
 ojson sweep_json(const Sweep& sw) {
   ojson s;

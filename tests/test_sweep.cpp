@@ -200,6 +200,11 @@ TEST_CASE("sweep file errors name the file and the place", "[sweep]") {
   // 1001 x 1000 points is above the limit of 100000.
   CHECK_THROWS_WITH(sweep_of(R"("grid": {"/seed": {"linspace": [0, 1000], "count": 1001}, "/trials": {"linspace": [1, 1000], "count": 1000}})"),
                     Contains("more than 100000 points"));
+  // A caller (a fuzz target) may set a lower limit: 4 x 5 = 20 points is above 10.
+  CHECK_THROWS_WITH(load_sweep_text(std::string(R"({"schema": "nvmesim.sweep/1", "scenario": )") + kScenario +
+                                        R"(, "grid": {"/host/hz": [100, 250, 300, 1000], "/seed": {"linspace": [1, 5], "count": 5}}})",
+                                    "s.json", ".", 10),
+                    Contains("more than 10 points"));
 }
 
 TEST_CASE("sweep --jobs 2 equals --jobs 1 and sharded merges equal the unsharded one", "[sweep][process]") {
