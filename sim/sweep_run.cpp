@@ -244,22 +244,24 @@ struct Running {
 class Progress {
  public:
   Progress(bool enabled, size_t total) : tty_(enabled && ::isatty(2)), total_(total), start_(std::chrono::steady_clock::now()) {}
-  void update(size_t done, size_t failed, bool force) {
+  /// `done` and `failed` count every point of the shard; `skipped` were complete before this run
+  /// (they do not count towards the rate).
+  void update(size_t done, size_t failed, size_t skipped, bool force) {
     if (!tty_) return;
     const auto now = std::chrono::steady_clock::now();
     if (!force && now - last_ < std::chrono::milliseconds(200)) return;
     last_ = now;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0;
+    const double rate = elapsed > 0 ? static_cast<double>(done + failed - skipped) / elapsed : 0;
     char left[32] = "--:--";
-    if (rate > 0 && done > 0) {
-      const long s = static_cast<long>(static_cast<double>(total_ - done) / rate + 0.5);
+    if (rate > 0) {
+      const long s = static_cast<long>(static_cast<double>(total_ - done - failed) / rate + 0.5);
       std::snprintf(left, sizeof left, "%ld:%02ld", s / 60, s % 60);
     }
     const int width = 30;
-    const int filled = total_ ? static_cast<int>(width * static_cast<double>(done) / static_cast<double>(total_)) : width;
+    const int filled = total_ ? static_cast<int>(width * static_cast<double>(done + failed) / static_cast<double>(total_)) : width;
     std::fprintf(stderr, "\r[%-*s] %zu/%zu points%s  %.2f points/s  %s left   ", width,
-                 std::string(static_cast<size_t>(filled), '#').c_str(), done, total_,
+                 std::string(static_cast<size_t>(filled), '#').c_str(), done + failed, total_,
                  failed ? (" (" + std::to_string(failed) + " failed)").c_str() : "", rate, left);
     shown_ = true;
   }
@@ -471,7 +473,7 @@ int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
     while (true) {
       while (!stop_signal && running.size() < jobs && next < queue.size()) spawn(queue[next++]);
       if (running.empty()) break;
-      progress.update(done_count, failed, false);
+      progress.update(done_count, failed, skipped, false);
       pollfd pfd{sfd, POLLIN, 0};
       const int rc = ::poll(&pfd, 1, progress.tty() ? 250 : -1);
       if (rc < 0 && errno != EINTR) throw IoError(std::string("poll: ") + std::strerror(errno));
@@ -494,7 +496,7 @@ int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
     }
     throw;
   }
-  progress.update(done_count, failed, true);
+  progress.update(done_count, failed, skipped, true);
   progress.clear();
   ::rmdir(work_dir.c_str());
   write_manifest(dir, sw, opt.shard, states);
