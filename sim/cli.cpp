@@ -157,7 +157,7 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "[SCENARIO]", "run a scenario's variants and trials; table on stdout, timeline with --out", cmd_run},
       {"validate", "FILE...", "check scenario files without running them", cmd_validate},
-      {"sweep", "SWEEP.json --out DIR", "run a sweep's points in worker processes (--jobs, --shard, --resume)", cmd_sweep},
+      {"sweep", "SWEEP --out DIR", "run a sweep's points in worker processes (--jobs, --shard, --resume)", cmd_sweep},
       {"merge", "DIR... --out F", "combine sweep folders into one summary (JSON and CSV)", cmd_merge},
   };
   return table;
