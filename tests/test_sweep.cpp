@@ -254,6 +254,9 @@ TEST_CASE("sweep --jobs 2 equals --jobs 1 and sharded merges equal the unsharded
   REQUIRE(run_nvmesim("sweep " + sweep + " --out tj-1 --resume") == 0);
   CHECK(slurp("tj-1/manifest.json") == slurp("tj-2/manifest.json"));
   for (const char* d : {"tj-1", "tj-2", "tj-s0", "tj-s1", "tj-t0", "tj-t1", "tj-t2", "tj-o"}) remove_tree(d);
+  for (const char* f : {"tj-m1.json", "tj-m1.csv", "tj-m2.json", "tj-m2.csv", "tj-m3.json", "tj-m3.csv",
+                        "tj.sweep.json", "tj-other.sweep.json"})
+    std::remove(f);
 }
 
 TEST_CASE("a sweep killed with SIGKILL and resumed equals an uninterrupted one", "[sweep][process]") {
@@ -306,6 +309,9 @@ TEST_CASE("a sweep killed with SIGKILL and resumed equals an uninterrupted one",
   CHECK(entries("tk-crash/points") == files);
   CHECK(entries("tk-crash") == std::vector<std::string>{"manifest.json", "points"});
   for (const char* d : {"tk-ref", "tk-kill", "tk-crash"}) remove_tree(d);
+  for (const char* f : {"tk-ref.json", "tk-ref.csv", "tk-kill.json", "tk-kill.csv", "tk-crash.json", "tk-crash.csv",
+                        "tk.sweep.json"})
+    std::remove(f);
 }
 
 TEST_CASE("SIGTERM stops a sweep cleanly with status 143 and --resume completes it", "[sweep][process]") {
@@ -342,6 +348,7 @@ TEST_CASE("SIGTERM stops a sweep cleanly with status 143 and --resume completes 
   REQUIRE(run_nvmesim("sweep " + sweep + " --out tt-d --resume") == 0);
   CHECK(entries("tt-d/points").size() == 6);
   remove_tree("tt-d");
+  for (const char* f : {"tt-m.json", "tt-m.csv", "tt.sweep.json"}) std::remove(f);
 }
 
 TEST_CASE("a failing point is recorded and the others go on", "[sweep][process]") {
@@ -368,4 +375,5 @@ TEST_CASE("a failing point is recorded and the others go on", "[sweep][process]"
   // A resume runs the failed point again (and it fails again: the result is deterministic).
   CHECK(run_nvmesim("sweep tf.sweep.json --out tf-d --resume") == 1);
   remove_tree("tf-d");
+  for (const char* f : {"tf-m.json", "tf-m.csv", "tf.sweep.json"}) std::remove(f);
 }
