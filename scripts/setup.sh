@@ -5,7 +5,8 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev libboost-program-options-dev
           nlohmann-json3-dev catch2 python3 python3-matplotlib python3-numpy
           gtkwave   # gtkwave: its vcd2fst checks that --vcd output loads (tests/CMakeLists.txt)
-          clang-14 libclang-rt-14-dev)   # the asan preset and the libFuzzer targets (scripts/fuzz.sh)
+          clang-14 libclang-rt-14-dev   # the asan preset and the libFuzzer targets (scripts/fuzz.sh)
+          parallel)   # GNU parallel: scripts/sweep-parallel.sh
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

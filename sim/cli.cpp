@@ -8,6 +8,7 @@
 
 #include "sim/cmd_dmesg.hpp"
 #include "sim/cmd_profiles.hpp"
+#include "sim/cmd_sweep.hpp"
 #include "sim/default_scenario.hpp"
 #include "sim/output.hpp"
 #include "sim/runner.hpp"
@@ -181,6 +182,8 @@ const std::vector<Command>& commands() {
       {"validate", "FILE...", "check scenario files without running them", cmd_validate},
       {"dmesg", "LOG...", "intervals (e.g. driver init to queues line) from real kernel logs, as JSON", cmd_dmesg},
       {"profiles", "[--json]", "the Linux kernel profiles 4.8 to 6.19 and their fields", cmd_profiles},
+      {"sweep", "SWEEP --out DIR", "run a sweep's points in worker processes (--jobs, --shard, --resume)", cmd_sweep},
+      {"merge", "DIR... --out F", "combine sweep folders into one summary (JSON and CSV)", cmd_merge},
   };
   return table;
 }
