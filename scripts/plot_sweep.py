@@ -2,17 +2,16 @@
 """A sweep axis against the p50 probe time, with a p5-p95 band, one line per variant.
 
 Input: the merged sweep summary of `nvmesim merge DIR... --out MERGED.json` (DESIGN section 10).
-This script reads the following small format (docs/plots.md, "Merged sweep summary"); extra keys
+It reads the points of that file (schema nvmesim.sweep-summary/1, docs/sweeps.md); extra keys
 are ignored:
 
-  {"schema": "nvmesim.merged/1",
-   "points": [ {"id": "a1b2", "params": {"/host/kernel": "5.6", "/controllers/0/enable_latency": "1ms"},
-                "variants": [ {"name": "5.6 msleep(100)",
-                               "probe_ms": {"p5": 216.0, "p50": 217.0, "p95": 218.4, ...},
-                               "critical_path_ms": {...}} ] } ] }
+  {"schema": "nvmesim.sweep-summary/1", "sweep": {"name": ...},
+   "points": [ {"id": "...", "parameters": {"/host/kernel": "5.6", "/controllers/0/enable_latency": "1ms"},
+                "variants": [ {"name": "...",
+                               "summary": {"probe_ms": {"p5": 216.0, "p50": 217.0, "p95": 218.4, ...},
+                                           "critical_path_ms": {...}}} ] } ] }
 
-Statistics may also sit under "summary" ({"summary": {"probe_ms": {...}}}), and "parameters" is
-accepted for "params". --x names the axis by its JSON pointer. Values that are all durations
+Statistics may also sit directly in the variant, and "params" is accepted for "parameters". --x names the axis by its JSON pointer. Values that are all durations
 ("100us", "1ms") are plotted in ms, numbers as numbers, anything else as categories in file order.
 When other parameters vary too, each combination gets its own line (named in the legend).
 
@@ -38,7 +37,7 @@ def main(argv=None):
         prog="plot_sweep.py",
         description="A sweep axis (JSON pointer) against p50 with a p5-p95 band, one line per variant, from a "
                     "merged sweep summary (nvmesim merge --out).")
-    ap.add_argument("merged", metavar="MERGED.json", help="merged sweep summary (schema nvmesim.merged/1)")
+    ap.add_argument("merged", metavar="MERGED.json", help="merged sweep summary (schema nvmesim.sweep-summary/1)")
     ap.add_argument("--x", required=True, metavar="PTR", help="the axis: a JSON pointer of the sweep, e.g. /host/hz")
     ap.add_argument("--metric", choices=["probe_ms", "critical_path_ms"], default="probe_ms")
     ap.add_argument("--logx", action="store_true", help="logarithmic x axis (numeric axes)")
@@ -52,10 +51,11 @@ def main(argv=None):
         plotlib.fail(ap.prog, str(e))
     if not isinstance(doc, dict) or not isinstance(doc.get("points"), list):
         plotlib.fail(ap.prog, f"{a.merged}: not a merged sweep summary: expected an object with \"points\" "
-                              f"(schema nvmesim.merged/1, written by nvmesim merge --out)")
+                              f"(schema nvmesim.sweep-summary/1, written by nvmesim merge --out)")
     schema = doc.get("schema", "")
-    if schema and not schema.startswith("nvmesim.merged/"):
-        plotlib.fail(ap.prog, f"{a.merged}: schema {schema!r} is not a merged sweep summary (nvmesim.merged/1)")
+    if schema and not schema.startswith(("nvmesim.sweep-summary/", "nvmesim.merged/")):
+        plotlib.fail(ap.prog, f"{a.merged}: schema {schema!r} is not a merged sweep summary "
+                              f"(nvmesim.sweep-summary/1, written by nvmesim merge --out)")
     axes_seen = set()
     lines = {}  # (variant, other params) -> [(x, p5, p50, p95)]
     raw_x = []
@@ -112,7 +112,7 @@ def main(argv=None):
     ax.set_ylabel(f"{a.metric} (ms)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-    ax.set_title(doc.get("name", os.path.basename(a.merged)))
+    ax.set_title(doc.get("name") or doc.get("sweep", {}).get("name") or os.path.basename(a.merged))
     plotlib.save(fig, a.out)
     return 0
 

@@ -14,6 +14,7 @@
 #include "sim/runner.hpp"
 #include "sim/scenario.hpp"
 #include "sim/signals.hpp"
+#include "sim/sweep.hpp"
 #include "sim/version.hpp"
 
 namespace po = boost::program_options;
@@ -145,8 +146,8 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
 int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts(
-      "Usage: nvmesim validate FILE...\n\nChecks scenario files without running them: syntax, keys, "
-      "types, values, and every variant.\nPrints one line per file; exits 2 if any file is invalid.\n\nOptions");
+      "Usage: nvmesim validate FILE...\n\nChecks scenario and sweep files without running them: syntax, keys, "
+      "types, values, and every variant (of a sweep: every point).\nPrints one line per file; exits 2 if any file is invalid.\n\nOptions");
   opts.add_options()("help,h", "this help");
   po::options_description hidden;
   hidden.add_options()("file", po::value<std::vector<std::string>>(), "file");
@@ -163,7 +164,21 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   int rc = kExitOk;
   for (const auto& f : vm["file"].as<std::vector<std::string>>()) {
     try {
-      const Scenario sc = load_scenario_file(f);
+      // A sweep file (schema nvmesim.sweep/1) is validated as a sweep: every point's scenario.
+      const std::string text = read_text_file(f);
+      bool is_sweep = false;
+      try {
+        const auto doc = parse_json_text(text, f);
+        is_sweep = doc.is_object() && doc.contains("schema") && doc["schema"] == "nvmesim.sweep/1";
+      } catch (const InputError&) {
+      }
+      if (is_sweep) {
+        const Sweep sw = load_sweep_file(f);
+        out << f << ": ok (sweep, " << sw.points.size() << " point" << (sw.points.size() == 1 ? "" : "s") << ", "
+            << sw.trials << " trial" << (sw.trials == 1 ? "" : "s") << " per point)\n";
+        continue;
+      }
+      const Scenario sc = load_scenario_text(text, f);
       size_t ctrls = sc.variants.front().controllers.size();
       out << f << ": ok (" << sc.variants.size() << " variant" << (sc.variants.size() == 1 ? "" : "s") << ", "
           << ctrls << " controller" << (ctrls == 1 ? "" : "s") << ", " << sc.trials << " trial"

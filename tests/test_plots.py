@@ -56,22 +56,6 @@ def check_image(path):
     return data
 
 
-def merged_fixture(path):
-    """A small merged sweep summary in the documented format (docs/plots.md): enable latency x
-    kernel, 3 x 2 points; the numbers are made up for the plot, not simulated."""
-    pts = []
-    for kernel, base in (("5.6", 216.0), ("5.7", 6.0)):
-        for lat, extra in (("100us", 0.0), ("1ms", 0.5), ("10ms", 9.0)):
-            p50 = base + (extra if kernel == "5.7" else 0.0)
-            pts.append({"id": f"{kernel}-{lat}", "params": {"/host/kernel": kernel,
-                                                            "/controllers/0/enable_latency": lat},
-                        "status": "ok",
-                        "variants": [{"name": "probe", "probe_ms": {"count": 100, "p5": p50 - 1, "p50": p50,
-                                                                    "p95": p50 + 2}}]})
-    with open(path, "w") as f:
-        json.dump({"schema": "nvmesim.merged/1", "name": "enable latency x kernel (fixture)", "points": pts}, f)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("script", choices=["probe", "deltas", "timeline", "sweep"])
@@ -137,7 +121,15 @@ def main():
         e = run([PY, script, w("aws.json"), "--trial", "0", "--variant", "9", "-o", w("x.png")], expect=2)
         assert "no such variant" in e.stderr, e.stderr
     else:
-        merged_fixture(w("merged.json"))
+        # A real merged summary: a 2 x 3 sweep of the AWS controller, run and merged by nvmesim.
+        with open(w("s.sweep.json"), "w") as f:
+            json.dump({"schema": "nvmesim.sweep/1", "name": "enable latency x kernel",
+                       "base": os.path.join(a.source, "scenarios", "aws-c5.12xlarge.json"), "trials": 20,
+                       "set": {"/variants": []},
+                       "grid": {"/host/kernel": ["5.6", "5.7"],
+                                "/controllers/0/enable_latency": ["100us", "1ms", "10ms"]}}, f)
+        run([a.nvmesim, "sweep", w("s.sweep.json"), "--out", w("sweep-dir"), "--jobs", "2", "-q"])
+        run([a.nvmesim, "merge", w("sweep-dir"), "--out", w("merged.json")])
         for ext in ("png", "svg"):
             run([PY, script, w("merged.json"), "--x", "/controllers/0/enable_latency", "--logx", "-o",
                  w(f"s.{ext}")])

@@ -150,3 +150,12 @@ TEST_CASE("the CLI has help and rejects unknown commands", "[cli]") {
   const char* badopt[] = {"nvmesim", "run", "--trails", "5"};
   CHECK(cli_main(4, badopt, out, err) == 2);
 }
+
+TEST_CASE("nvmesim validate checks sweep files as sweeps", "[scenario][cli]") {
+  // enable-latency-vs-kernel-hz: 3 kernels x 3 HZ values x 9 latencies = 81 points.
+  const std::string sweep = std::string(NVMESIM_SOURCE_DIR) + "/scenarios/sweeps/enable-latency-vs-kernel-hz.json";
+  const char* argv[] = {"nvmesim", "validate", sweep.c_str()};
+  std::ostringstream out, err;
+  CHECK(cli_main(3, argv, out, err) == 0);
+  CHECK_THAT(out.str(), Catch::Contains("ok (sweep, 81 points, 200 trials per point)"));
+}

@@ -8,7 +8,7 @@ namespace nvmesim::fuzz_hooks {
 
 void load_sweep_text(const std::string& text, const std::string& source) {
   // An inline "scenario" is fuzzed; a "base" path is resolved against a folder with no files.
-  (void)nvmesim::load_sweep_text(text, source, "/nonexistent-nvmesim-fuzz-dir");
+  (void)nvmesim::load_sweep_text(text, source, "/nonexistent-nvmesim-fuzz-dir", 64);  // keep inputs cheap
 }
 
 void read_dmesg_text(const std::string& text, const std::string& source) {
