@@ -31,6 +31,11 @@ std::string hex32(uint32_t v) {
 }
 }  // namespace
 
+namespace {
+/// nvme_core.admin_timeout: 60 s (ADMIN_TIMEOUT), in picoseconds.
+constexpr int64_t kAdminTimeoutPs = 60'000'000'000'000;
+}  // namespace
+
 const char* to_string(ProbeStatus s) {
   switch (s) {
     case ProbeStatus::ok: return "ok";
@@ -112,6 +117,9 @@ void linux_probe::run() {
       }
     } catch (const SimulationLimitError& e) {
       outcome_.error = e.what();
+    } catch (const AdminTimeout&) {
+      // The timed-out command is aborted and the synchronous submit returns -EINTR.
+      fail(ProbeStatus::eintr, EINTR);
     }
     set_state(outcome_.status == ProbeStatus::ok ? HostState::done : HostState::failed);
     done_ = true;
@@ -317,11 +325,18 @@ uint16_t linux_probe::submit(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uin
 uint32_t linux_probe::wait_completion(uint16_t cid) {
   // Consume CQEs in order (the interrupt handler) until the one for `cid`; an Asynchronous Event
   // completion on the way is noted.
+  // A device that drops the doorbell (not ready, gone) never completes: the kernel's admin
+  // timeout (nvme_core.admin_timeout, 60 s) ends the wait, reports it and disables the controller.
+  const int64_t deadline_ps = now_ps() + kAdminTimeoutPs;
   for (;;) {
     uint8_t* cqe = memory.at(hostmem::kAdminCq + uint64_t{cq_head_} * regs::kCqeBytes);
     // Wait for a CQE with the expected phase tag; an interrupt may come before we wait for it.
     while (((le32(cqe + 12) >> 16) & 1u) != (cq_phase_ ? 1u : 0u)) {
-      sc_core::wait(memory.irq);
+      if (now_ps() >= deadline_ps) {
+        message("I/O " + std::to_string(cid) + " QID 0 timeout, disable controller");
+        throw AdminTimeout{};
+      }
+      sc_core::wait(ps_time(deadline_ps - now_ps()), memory.irq);
       check_limits();
     }
     if (s_.recorder->detailed()) {

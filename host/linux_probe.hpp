@@ -139,6 +139,9 @@ class linux_probe : public sc_core::sc_module {
   // simulated time against kMaxTrialPs; throws SimulationLimitError.
   void check_limits();
   void fail(ProbeStatus status, int errno_value);
+  /// Thrown by wait_completion when an admin command gets no completion within the admin timeout
+  /// (nvme_core.admin_timeout, 60 s): the driver disables the controller and the probe fails.
+  struct AdminTimeout {};
   void set_state(HostState s);
   HostState awake_state_ = HostState::idle;
 

@@ -50,7 +50,9 @@ const json& phase(const json& trial, const std::string& name) {
 
 TEST_CASE("ready at the first read: one read and no sleep - under either policy", "[probe][systemc]") {
   const json j = run_to_json(scenario(R"("enable_latency": "0ns")"), "probe_first_read.json");
+  REQUIRE(j["variants"].size() == 2);
   for (const auto& v : j["variants"]) {
+    REQUIRE(v["trials"].size() == 20);
     for (const auto& t : v["trials"]) {
       CHECK(t["status"] == "ok");
       CHECK(phase(t, "disable")["polls"] == 1);
@@ -64,7 +66,9 @@ TEST_CASE("ready at the first read: one read and no sleep - under either policy"
 TEST_CASE("never ready - CAP.TO=1 - HZ=250: fails after (TO+1)*HZ/2 jiffies plus at most one sleep",
           "[probe][systemc]") {
   const json j = run_to_json(scenario(R"("faults": {"never_ready": true})"), "probe_never_ready.json");
+  REQUIRE(j["variants"].size() == 2);
   for (const auto& v : j["variants"]) {
+    REQUIRE(v["trials"].size() == 20);
     const bool v56 = v["name"] == "5.6";
     for (const auto& t : v["trials"]) {
       CHECK(t["status"] == "enodev");
@@ -94,6 +98,7 @@ TEST_CASE("ready during the sleep that crosses the deadline still fails", "[prob
   // deadline j0+250. RDY at 1000 ms (= j0 + 250 ticks plus the phase) comes inside that sleep: the
   // deadline check after it fails before CSTS is read again.
   const json late = run_to_json(scenario(R"("enable_latency": "1000ms")"), "probe_crossing.json");
+  REQUIRE(late["variants"][0]["trials"].size() == 20);
   for (const auto& t : late["variants"][0]["trials"]) {
     CHECK(t["status"] == "enodev");
     bool ready_seen = false, failed_after_ready = false;
@@ -109,5 +114,29 @@ TEST_CASE("ready during the sleep that crosses the deadline still fails", "[prob
 TEST_CASE("ready just before the last read before the deadline succeeds", "[probe][systemc]") {
   // Control for the case above: ready at 950 ms is seen by the read at j0+243 (972 ms).
   const json early = run_to_json(scenario(R"("enable_latency": "950ms")"), "probe_crossing_ok.json");
+  REQUIRE(early["variants"][0]["trials"].size() == 20);
   for (const auto& t : early["variants"][0]["trials"]) CHECK(t["status"] == "ok");
+}
+
+TEST_CASE("an admin command the device never completes fails at the 60 s admin timeout", "[probe][systemc]") {
+  // The controller reads all ones (and drops writes) from 1.0056 ms for 1 ms: the probe's CSTS,
+  // CAP, VS reads and both waits are done by then (init_to_probe 1 ms + ~5 MMIO round trips of
+  // ~0.95 us), so the Identify doorbell is lost. The kernel's admin timeout (60 s) then reports the
+  // command, disables the controller and the probe fails with -EINTR (-4).
+  const json j = run_to_json(R"({"schema": "nvmesim.scenario/1", "trials": 3,
+    "host": {"kernel": "5.7", "hz": 250, "wakeup_latency": "0ns", "init_to_probe": "1ms"},
+    "controllers": [{"handoff": "disabled", "enable_latency": "0ns",
+                     "faults": {"all_ones": {"from": "1.0056ms", "for": "1ms"}}}]})", "probe_admin_timeout.json");
+  const auto& trials = j["variants"][0]["trials"];
+  REQUIRE(trials.size() == 3);
+  for (const auto& t : trials) {
+    CHECK(t["status"] == "eintr");
+    const double ms = t["probe_ns"].get<double>() / 1e6;
+    CHECK(ms > 60000.0 + 1.0);   // admin phase starts after 1 ms of init_to_probe
+    CHECK(ms < 60000.0 + 1.1);   // ... and ~6 us of MMIO
+    const auto& d = t["dmesg"];
+    REQUIRE(d.size() == 3);
+    CHECK_THAT(d[1].get<std::string>(), Catch::EndsWith("nvme nvme0: I/O 0 QID 0 timeout, disable controller"));
+    CHECK_THAT(d[2].get<std::string>(), Catch::EndsWith("nvme nvme0: Removing after probe failure status: -4"));
+  }
 }
