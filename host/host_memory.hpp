@@ -1,6 +1,7 @@
 #pragma once
 // Host DRAM as the controller's DMA sees it, for one controller: the admin SQ, the admin CQ, the
 // Identify buffer, and the MSI-X doorbell (a write there raises the interrupt).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -27,7 +28,9 @@ class host_memory : public sc_core::sc_module {
 
   explicit host_memory(sc_core::sc_module_name name);
   uint8_t* at(uint64_t addr) { return bytes_.data() + addr; }
-  void clear() { bytes_.fill(0); }
+  /// Zeroes the queues and the Identify buffer for a new probe (the first 4 KiB below the admin
+  /// SQ are never addressed, so they are left alone).
+  void clear() { std::fill(bytes_.begin() + hostmem::kAdminSq, bytes_.end(), uint8_t{0}); }
   /// Absolute time (ps) the last MSI-X message arrived.
   int64_t last_irq_ps() const { return last_irq_ps_; }
 

@@ -545,7 +545,10 @@ void nvme_controller::complete_command() {
   const int64_t now = now_ps();
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   if (cur_opcode_ == regs::opcode::kIdentify) {
-    uint8_t data[4096] = {};
+    // Only the fields below are ever non-zero: reset the ones the previous command may have set.
+    uint8_t* data = identify_buf_.data();
+    std::fill_n(data, regs::identify::kRtd3eOffset + 4, uint8_t{0});
+    data[regs::identify::kNstatOffset] = 0;
     if (cur_cns_ == regs::cns::kController) {
       // Identify Controller: VID at bytes 1:0, MN at bytes 63:24, RTD3E at bytes 91:88.
       const uint32_t vid = static_cast<uint32_t>(std::stoul(p_->pci_id.substr(0, 4), nullptr, 16));
@@ -559,7 +562,7 @@ void nvme_controller::complete_command() {
       // NSTAT.NRDY: the namespace is ready once the media is.
       if (now >= media_ready_ps_) data[regs::identify::kNstatOffset] = regs::identify::kNstatNrdy;
     }
-    d = dma_transfer(dma, tlm::TLM_WRITE_COMMAND, cur_prp1_, data, sizeof data, d);
+    d = dma_transfer(dma, tlm::TLM_WRITE_COMMAND, cur_prp1_, data, static_cast<uint32_t>(identify_buf_.size()), d);
   }
   if (rec_->detailed()) {
     Event e;
