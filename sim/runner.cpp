@@ -73,26 +73,39 @@ class BaselineSpill {
   ~BaselineSpill() { std::fclose(f_); }
   BaselineSpill(const BaselineSpill&) = delete;
   BaselineSpill& operator=(const BaselineSpill&) = delete;
+  // No exceptions inside the simulation thread: a failure is noted and reported by check().
   void put(int64_t probe_ps, ProbeStatus status) {
     const int64_t rec[2] = {probe_ps, static_cast<int64_t>(status)};
-    if (std::fwrite(rec, sizeof rec, 1, f_) != 1) fail();
+    if (!failed_ && std::fwrite(rec, sizeof rec, 1, f_) != 1) fail();
   }
   /// Starts reading from trial 0 again.
   void rewind() {
-    if (std::fflush(f_) != 0 || std::fseek(f_, 0, SEEK_SET) != 0) fail();
+    if (!failed_ && (std::fflush(f_) != 0 || std::fseek(f_, 0, SEEK_SET) != 0)) fail();
   }
-  void get(int64_t& probe_ps, ProbeStatus& status) {
+  /// The next baseline trial; false (and no delta) after a failure.
+  bool get(int64_t& probe_ps, ProbeStatus& status) {
     int64_t rec[2];
-    if (std::fread(rec, sizeof rec, 1, f_) != 1) fail();
+    if (failed_ || std::fread(rec, sizeof rec, 1, f_) != 1) {
+      fail();
+      return false;
+    }
     probe_ps = rec[0];
     status = static_cast<ProbeStatus>(rec[1]);
+    return true;
+  }
+  /// Throws IoError when a write or read failed (disk full...).
+  void check() const {
+    if (failed_) throw IoError("temporary file for paired deltas: I/O error (" + std::string(std::strerror(errno_)) + ")");
   }
 
  private:
-  [[noreturn]] void fail() {
-    throw IoError(std::string("temporary file for paired deltas: I/O error (") + std::strerror(errno ? errno : EIO) + ")");
+  void fail() {
+    if (!failed_) errno_ = errno ? errno : EIO;
+    failed_ = true;
   }
   std::FILE* f_;
+  bool failed_ = false;
+  int errno_ = 0;
 };
 
 ojson tool_json() {
@@ -264,10 +277,10 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
         baseline->put(res.probe_ps, res.status);
       } else {
         if (req.trial == 0) baseline->rewind();
-        int64_t base_ps;
-        ProbeStatus base_status;
-        baseline->get(base_ps, base_status);
-        if (res.status == ProbeStatus::ok && base_status == ProbeStatus::ok) a.delta_ps.add(res.probe_ps - base_ps);
+        int64_t base_ps = 0;
+        ProbeStatus base_status = ProbeStatus::ok;
+        if (baseline->get(base_ps, base_status) && res.status == ProbeStatus::ok && base_status == ProbeStatus::ok)
+          a.delta_ps.add(res.probe_ps - base_ps);
       }
     }
     for (const Phase& p : res.recorder->phases()) {
@@ -304,6 +317,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
 
   sc_core::sc_start();
   if (!system.error().empty()) throw InputError(sc.source + ": trial stopped: " + system.error());
+  if (baseline) baseline->check();
 
   for (size_t i = 1; i < sc.variants.size(); ++i) {
     PairedReport p;
