@@ -79,9 +79,13 @@ def main():
                  f"{size / cpu / 1e6:.1f} MB/s of output ({size / n_full / 1e3:.1f} kB/trial)"))
 
     # 3. Cost per CSTS poll against the simulated timeout: never ready, CAP.TO 1, 16, 255.
+    # Process start-up and elaboration (a one-trial run) is subtracted from every poll row: the
+    # msleep(100) CAP.TO 1 rows run for a tenth of a second, where start-up is a visible share.
+    _, startup_cpu, _ = timed([NVMESIM, "run", AWS, *AWS57, "-n", "1", "-q", "-o", os.path.join(tmp, "one.jsonl")],
+                              repeat=5)
     poll_rows = []
     for policy, kernel, polls_target in (("usleep_range(1000, 2000)", "5.7", 1_000_000),
-                                         ("msleep(100)", "5.6", 100_000)):
+                                         ("msleep(100)", "5.6", 1_000_000)):
         for to in (1, 16, 255):
             deadline_s = (to + 1) / 2
             per_sleep_s = 0.002 if kernel == "5.7" else 0.106
@@ -93,7 +97,20 @@ def main():
             wall, cpu, rss = timed(cmd)
             s = summary_of(out)["variants"][0]["summary"]
             polls = trials * (s["phases"]["disable"]["polls"]["mean"] + s["phases"]["enable"]["polls"]["mean"])
-            poll_rows.append((policy, to, trials, polls, cpu / polls * 1e9))
+            poll_rows.append((policy, to, trials, polls, cpu / polls * 1e9,
+                              max(cpu - startup_cpu, 0.0) / polls * 1e9, max(cpu - startup_cpu, 0.0) / trials * 1e6))
+    # Per policy, fit CPU per trial = a + b * polls per trial over the three CAP.TO rows (least
+    # squares): `a` is the per-trial work besides polling (probe set-up, the disable phase, the
+    # failure, the JSON line), `b` the cost of a poll. The net column, (CPU per trial - a) / polls
+    # per trial, would be flat when no cost grows with simulated time, but with three noisy points
+    # the fit is only a hint, so it is printed as a note rather than a column.
+    fits = {}
+    for policy in {r[0] for r in poll_rows}:
+        pts = [(r[3] / r[2], r[6] * 1e3) for r in poll_rows if r[0] == policy]  # (polls/trial, ns/trial)
+        mx = sum(x for x, _ in pts) / len(pts)
+        my = sum(y for _, y in pts) / len(pts)
+        b = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+        fits[policy] = (my - b * mx, b)
     # 4. Peak memory against the trial count (jsonl).
     mem_rows = []
     for n_mem in (100_000 // scale, 1_000_000 // scale):
@@ -118,11 +135,20 @@ def main():
              "| what | figure | note |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     lines += ["", "Cost per CSTS poll, never-ready controller (disable handed over disabled; the enable wait runs to its deadline):",
-              "", "| poll | CAP.TO | trials | polls | ns per poll |", "|---|---|---|---|---|"]
-    lines += [f"| {p} | {to} | {t} | {polls:,.0f} | {ns:,.0f} |" for p, to, t, polls, ns in poll_rows]
+              f"(CPU time less the start-up of one process, {startup_cpu * 1e3:.0f} ms, divided by the polls; the"
+              " per-trial work besides polling is included, which weighs on rows with few polls per trial)",
+              "", "| poll | CAP.TO | trials | polls | polls/trial | ns per poll | us per trial |",
+              "|---|---|---|---|---|---|---|"]
+    lines += [f"| {p} | {to} | {t} | {polls:,.0f} | {polls / t:,.0f} | {net:,.0f} | {us:,.1f} |"
+              for p, to, t, polls, ns, net, us in poll_rows]
+    lines += ["", "Per-trial work besides polling (least-squares fit over the three CAP.TO rows): " +
+              "; ".join(f"{p}: {a / 1e3:,.1f} us per trial + {b:,.0f} ns per poll" for p, (a, b) in sorted(fits.items()))]
     lines += ["", "Peak memory, AWS 5.7, --format jsonl:", "", "| trials | peak RSS | CPU s |", "|---|---|---|"]
     lines += [f"| {n:,} | {mb:.1f} MiB | {c:.1f} |" for n, mb, c in mem_rows]
-    lines += ["", "Rerun: `bench/run.py --label NAME` (builds the `release` preset; about 3 minutes).", ""]
+    # Place for the sweep row (issue 4's bench/sweep_scaling.sh): trials/s with --jobs 1 and --jobs 2.
+    lines += ["", "Sweep throughput, `--jobs 1` vs `--jobs 2`: not measured by this script yet (bench/sweep_scaling.sh"
+              " from the sweeps branch).", ""]
+    lines += ["Rerun: `bench/run.py --label NAME` (builds the `release` preset; about 3 minutes).", ""]
     text = "\n".join(lines)
     print(text)
     header = "# nvmesim benchmarks\n\nNewest measurement first. Produced by `bench/run.py`.\n\n"

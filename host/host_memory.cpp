@@ -24,7 +24,10 @@ void host_memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
     return;
   }
   if (trans.is_read()) std::memcpy(trans.get_data_ptr(), bytes_.data() + addr, len);
-  else std::memcpy(bytes_.data() + addr, trans.get_data_ptr(), len);
+  else {
+    std::memcpy(bytes_.data() + addr, trans.get_data_ptr(), len);
+    dirty_ = true;
+  }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

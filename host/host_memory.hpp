@@ -1,6 +1,7 @@
 #pragma once
 // Host DRAM as the controller's DMA sees it, for one controller: the admin SQ, the admin CQ, the
 // Identify buffer, and the MSI-X doorbell (a write there raises the interrupt).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -26,8 +27,18 @@ class host_memory : public sc_core::sc_module {
   sc_core::sc_event irq;
 
   explicit host_memory(sc_core::sc_module_name name);
-  uint8_t* at(uint64_t addr) { return bytes_.data() + addr; }
-  void clear() { bytes_.fill(0); }
+  /// Direct access for the probe (host CPU side); counts as a possible write.
+  uint8_t* at(uint64_t addr) {
+    dirty_ = true;
+    return bytes_.data() + addr;
+  }
+  /// Zeroes the queues and the Identify buffer for a new probe, when anything may have been
+  /// written since the last clear (a probe that fails before the admin queue touches nothing). The
+  /// first 4 KiB below the admin SQ are never addressed, so they are left alone.
+  void clear() {
+    if (dirty_) std::fill(bytes_.begin() + hostmem::kAdminSq, bytes_.end(), uint8_t{0});
+    dirty_ = false;
+  }
   /// Absolute time (ps) the last MSI-X message arrived.
   int64_t last_irq_ps() const { return last_irq_ps_; }
 
@@ -35,6 +46,7 @@ class host_memory : public sc_core::sc_module {
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   std::array<uint8_t, hostmem::kSize> bytes_{};
   int64_t last_irq_ps_ = 0;
+  bool dirty_ = false;  // written (by DMA or through at()) since the last clear()
 };
 
 }  // namespace nvmesim

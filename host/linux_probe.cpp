@@ -139,7 +139,7 @@ void linux_probe::message(const std::string& text) {
 
 void linux_probe::fail(ProbeStatus status, int errno_value) {
   // nvme_reset_work's error path (5.x): "Removing after probe failure status: %d".
-  message("Removing after probe failure status: " + std::to_string(-errno_value));
+  if (s_.recorder->detailed()) message("Removing after probe failure status: " + std::to_string(-errno_value));
   outcome_.status = status;
   outcome_.end_ps = now_rel();
 }
@@ -265,9 +265,11 @@ int linux_probe::wait_ready(uint64_t timeout, bool seconds, uint32_t mask, uint3
     // 5. fatal signal pending: no signals are modelled, so never
     // 6. deadline: time_after(jiffies, deadline)
     if (time_after(clock.jiffies_at(now_rel()), deadline)) {
-      std::string text = std::string("Device not ready; aborting ") + op;
-      if (prof.csts_in_message) text += ", CSTS=" + hex32(csts);
-      message(text);
+      if (s_.recorder->detailed()) {  // no string building for trials that keep no events
+        std::string text = std::string("Device not ready; aborting ") + op;
+        if (prof.csts_in_message) text += ", CSTS=" + hex32(csts);
+        message(text);
+      }
       last_csts_ = csts;
       return -ENODEV;
     }
@@ -416,7 +418,7 @@ int linux_probe::function_level_reset() {
   int64_t waited_ms = 0;
   for (uint32_t delay_ms = 1; read_config16(regs::pcicfg::kVendorId) == 0xFFFFu; delay_ms *= 2) {
     if (waited_ms > 60000) {
-      message("not ready " + std::to_string(waited_ms) + "ms after FLR; giving up");
+      if (s_.recorder->detailed()) message("not ready " + std::to_string(waited_ms) + "ms after FLR; giving up");
       return -ENOTTY;
     }
     sleep_once(SleepPolicy::msleep(delay_ms));
@@ -482,7 +484,7 @@ void linux_probe::probe(const PhaseNames& names) {
     size_t ph = rec.add_phase(Phase{names.pre_probe, index_, now_rel(), 0, 0, 0});
     sc_core::wait(ps_time(host.init_to_probe.sample_ps(init_stream_)));
     rec.phase(ph).end_ps = now_rel();
-    message("pci function " + s_.ctrl->pci_address);
+    if (rec.detailed()) message("pci function " + s_.ctrl->pci_address);
   }
   set_state(HostState::pci_enable);
 
@@ -534,8 +536,9 @@ void linux_probe::probe(const PhaseNames& names) {
   set_state(HostState::enable_wait);
   const unsigned mps = bad.mps >= 0 ? static_cast<unsigned>(bad.mps) : 0;  // NVME_CTRL_PAGE_SHIFT 12
   if (cap_.mpsmin > mps) {
-    message("Minimum device page size " + std::to_string(1u << (12 + cap_.mpsmin)) + " too large for host (" +
-            std::to_string(1u << (12 + mps)) + ")");
+    if (rec.detailed())
+      message("Minimum device page size " + std::to_string(1u << (12 + cap_.mpsmin)) + " too large for host (" +
+              std::to_string(1u << (12 + mps)) + ")");
     rec.phase(ph).end_ps = now_rel();
     return fail(ProbeStatus::enodev, ENODEV);
   }
@@ -608,7 +611,7 @@ void linux_probe::probe(const PhaseNames& names) {
       const uint32_t whole_s = rtd3e_us / 1000000;
       shutdown_timeout_s_ = std::min<uint32_t>(std::max(whole_s, host.shutdown_timeout_s), 60);
       if (shutdown_timeout_s_ != host.shutdown_timeout_s)
-        message("Shutdown timeout set to " + std::to_string(shutdown_timeout_s_) + " seconds");
+        if (rec.detailed()) message("Shutdown timeout set to " + std::to_string(shutdown_timeout_s_) + " seconds");
     }
   }
   const uint32_t want = host.cpus;
@@ -623,8 +626,7 @@ void linux_probe::probe(const PhaseNames& names) {
     admin_command(regs::opcode::kCreateIoSq, qid | qsize << 16, 0x1 | qid << 16, 0x200000 * qid);
     granted_queues_ = qid;
   }
-  if (prof.queues_line)
-    message(std::to_string(granted) + "/0/0 default/read/poll queues");
+  if (prof.queues_line && rec.detailed()) message(std::to_string(granted) + "/0/0 default/read/poll queues");
   rec.phase(ph).end_ps = now_rel();
   outcome_.status = ProbeStatus::ok;
   outcome_.end_ps = now_rel();

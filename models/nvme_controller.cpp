@@ -33,10 +33,11 @@ void put_le32(uint8_t* p, uint32_t v) {
 }
 
 // Issues one DMA transaction at annotated delay `delay` through `socket`; returns the delay after.
+// `t` is the controller's one payload, reused: constructing a tlm_generic_payload allocates its
+// extension array, and DMAs never nest (host memory never calls back into the controller).
 sc_core::sc_time dma_transfer(tlm_utils::simple_initiator_socket<nvme_controller>& socket,
-                              tlm::tlm_command cmd, uint64_t addr, uint8_t* data, uint32_t len,
-                              sc_core::sc_time delay) {
-  tlm::tlm_generic_payload t;
+                              tlm::tlm_generic_payload& t, tlm::tlm_command cmd, uint64_t addr,
+                              uint8_t* data, uint32_t len, sc_core::sc_time delay) {
   t.set_command(cmd);
   t.set_address(addr);
   t.set_data_ptr(data);
@@ -466,7 +467,7 @@ void nvme_controller::start_next_command(int64_t t_ps) {
     cur_start_ps_ = t_ps;
     uint8_t sqe[regs::kSqeBytes];
     const int64_t now = now_ps();
-    const sc_core::sc_time d = dma_transfer(dma, tlm::TLM_READ_COMMAND, asq_ + uint64_t{sq_head_} * regs::kSqeBytes,
+    const sc_core::sc_time d = dma_transfer(dma, dma_trans_, tlm::TLM_READ_COMMAND, asq_ + uint64_t{sq_head_} * regs::kSqeBytes,
                                             sqe, regs::kSqeBytes, ps_time(t_ps - now));
     const int64_t fetched = now + static_cast<int64_t>(d.value());
     cur_opcode_ = sqe[0];
@@ -512,10 +513,10 @@ void nvme_controller::post_cqe(uint16_t cid, uint32_t dw0, sc_core::sc_time d) {
   put_le32(cqe + 0, dw0);
   put_le32(cqe + 8, sq_head_ | uint32_t{0} << 16);  // SQ head pointer, SQ id 0
   put_le32(cqe + 12, cid | (cq_phase_ ? 1u : 0u) << 16);  // CID, phase tag, status 0
-  d = dma_transfer(dma, tlm::TLM_WRITE_COMMAND, acq_ + uint64_t{cq_tail_} * regs::kCqeBytes, cqe,
+  d = dma_transfer(dma, dma_trans_, tlm::TLM_WRITE_COMMAND, acq_ + uint64_t{cq_tail_} * regs::kCqeBytes, cqe,
                    regs::kCqeBytes, d);
   uint8_t msi[4] = {0, 0, 0, 0};  // vector 0
-  dma_transfer(dma, tlm::TLM_WRITE_COMMAND, kMsixAddress, msi, 4, d);
+  dma_transfer(dma, dma_trans_, tlm::TLM_WRITE_COMMAND, kMsixAddress, msi, 4, d);
   const uint32_t size = regs::Aqa::decode(aqa_).acqs + 1u;
   if (++cq_tail_ == size) {
     cq_tail_ = 0;
@@ -545,7 +546,10 @@ void nvme_controller::complete_command() {
   const int64_t now = now_ps();
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   if (cur_opcode_ == regs::opcode::kIdentify) {
-    uint8_t data[4096] = {};
+    // Only the fields below are ever non-zero: reset the ones the previous command may have set.
+    uint8_t* data = identify_buf_.data();
+    std::fill_n(data, regs::identify::kRtd3eOffset + 4, uint8_t{0});
+    data[regs::identify::kNstatOffset] = 0;
     if (cur_cns_ == regs::cns::kController) {
       // Identify Controller: VID at bytes 1:0, MN at bytes 63:24, RTD3E at bytes 91:88.
       const uint32_t vid = static_cast<uint32_t>(std::stoul(p_->pci_id.substr(0, 4), nullptr, 16));
@@ -559,7 +563,7 @@ void nvme_controller::complete_command() {
       // NSTAT.NRDY: the namespace is ready once the media is.
       if (now >= media_ready_ps_) data[regs::identify::kNstatOffset] = regs::identify::kNstatNrdy;
     }
-    d = dma_transfer(dma, tlm::TLM_WRITE_COMMAND, cur_prp1_, data, sizeof data, d);
+    d = dma_transfer(dma, dma_trans_, tlm::TLM_WRITE_COMMAND, cur_prp1_, data, static_cast<uint32_t>(identify_buf_.size()), d);
   }
   if (rec_->detailed()) {
     Event e;

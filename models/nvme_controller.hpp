@@ -9,6 +9,7 @@
 // the host's polls cost, not 64 billion clock cycles. A state transition costs one SystemC event
 // (so that the timeline and traces show it when it happens, even if nobody reads CSTS then);
 // an admin completion costs one more.
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -142,6 +143,8 @@ class nvme_controller : public sc_core::sc_module {
   uint32_t cur_dw0_ = 0;
   uint64_t cur_prp1_ = 0;
   uint8_t cur_cns_ = 0;
+  tlm::tlm_generic_payload dma_trans_;  // reused by every DMA (see dma_transfer)
+  std::array<uint8_t, 4096> identify_buf_{};  // reused: zeroed per command without a 4 KiB stack array
   int64_t cur_start_ps_ = 0;
   sc_core::sc_event admin_done_;
   sc_core::sc_event transition_ev_;  // one event per state transition, none per clock cycle

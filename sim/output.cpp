@@ -1,6 +1,7 @@
 #include "sim/output.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <fcntl.h>
@@ -136,15 +137,17 @@ std::string dmesg_prefix(double probe_start_s, int64_t t_ps) {
 }
 
 namespace {
+// std::to_chars: no locale, no format parsing (snprintf was 14% of a jsonl run under callgrind).
 void append_int(std::string& out, int64_t v) {
   char buf[24];
-  const int n = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-  out.append(buf, static_cast<size_t>(n));
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, static_cast<size_t>(r.ptr - buf));
 }
 void append_hex(std::string& out, uint64_t v) {
-  char buf[24];
-  const int n = std::snprintf(buf, sizeof buf, "\"0x%llx\"", static_cast<unsigned long long>(v));
-  out.append(buf, static_cast<size_t>(n));
+  char buf[24] = {'"', '0', 'x'};
+  const auto r = std::to_chars(buf + 3, buf + sizeof buf - 1, v, 16);
+  *r.ptr = '"';
+  out.append(buf, static_cast<size_t>(r.ptr + 1 - buf));
 }
 }  // namespace
 

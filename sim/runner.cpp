@@ -1,10 +1,11 @@
 #include "sim/runner.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <iomanip>
-#include <map>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 
 #include "sim/dmesg_output.hpp"
 #include "sim/output.hpp"
+#include "sim/sketch.hpp"
 #include "sim/vcd_output.hpp"
 #include "sim/signals.hpp"
 #include "sim/version.hpp"
@@ -39,11 +41,73 @@ struct CountStats {
   }
 };
 
+// Constant memory in the trial count (issue 7): sketches, not per-trial vectors.
 struct VariantAccumulator {
-  std::vector<int64_t> probe_ps, critical_ps, namespace_ps, workload_ps;
-  std::vector<uint8_t> status;
+  QuantileSketch probe_ps, critical_ps, namespace_ps, workload_ps;
+  QuantileSketch delta_ps;  // paired delta to the baseline, trials where both probes succeeded
   uint64_t counts[4] = {0, 0, 0, 0};
-  std::map<std::string, std::pair<CountStats, CountStats>> phases;  // name -> (polls, sleeps)
+  struct PhaseStats {
+    const char* name;
+    CountStats polls, sleeps;
+  };
+  std::vector<PhaseStats> phases;  // a handful; found by name without building a std::string
+  PhaseStats& phase(const char* name) {
+    for (auto& p : phases)
+      if (p.name == name || std::strcmp(p.name, name) == 0) return p;
+    phases.push_back(PhaseStats{name, {}, {}});
+    return phases.back();
+  }
+  const PhaseStats* find_phase(const char* name) const {
+    for (const auto& p : phases)
+      if (std::strcmp(p.name, name) == 0) return &p;
+    return nullptr;
+  }
+};
+
+// The baseline's per-trial probe time and status, spilled to an anonymous temporary file (removed
+// by the system whatever happens) and read back in trial order by every other variant: paired
+// deltas without keeping a per-trial vector in memory. Trials run variant-major, trial 0 first.
+class BaselineSpill {
+ public:
+  BaselineSpill() : f_(std::tmpfile()) {
+    if (!f_) throw IoError(std::string("temporary file for paired deltas: cannot create (") + std::strerror(errno) + ")");
+  }
+  ~BaselineSpill() { std::fclose(f_); }
+  BaselineSpill(const BaselineSpill&) = delete;
+  BaselineSpill& operator=(const BaselineSpill&) = delete;
+  // No exceptions inside the simulation thread: a failure is noted and reported by check().
+  void put(int64_t probe_ps, ProbeStatus status) {
+    const int64_t rec[2] = {probe_ps, static_cast<int64_t>(status)};
+    if (!failed_ && std::fwrite(rec, sizeof rec, 1, f_) != 1) fail();
+  }
+  /// Starts reading from trial 0 again.
+  void rewind() {
+    if (!failed_ && (std::fflush(f_) != 0 || std::fseek(f_, 0, SEEK_SET) != 0)) fail();
+  }
+  /// The next baseline trial; false (and no delta) after a failure.
+  bool get(int64_t& probe_ps, ProbeStatus& status) {
+    int64_t rec[2];
+    if (failed_ || std::fread(rec, sizeof rec, 1, f_) != 1) {
+      fail();
+      return false;
+    }
+    probe_ps = rec[0];
+    status = static_cast<ProbeStatus>(rec[1]);
+    return true;
+  }
+  /// Throws IoError when a write or read failed (disk full...).
+  void check() const {
+    if (failed_) throw IoError("temporary file for paired deltas: I/O error (" + std::string(std::strerror(errno_)) + ")");
+  }
+
+ private:
+  void fail() {
+    if (!failed_) errno_ = errno ? errno : EIO;
+    failed_ = true;
+  }
+  std::FILE* f_;
+  bool failed_ = false;
+  int errno_ = 0;
 };
 
 ojson tool_json() {
@@ -133,11 +197,8 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
   }
 
   std::vector<VariantAccumulator> acc(sc.variants.size());
-  for (auto& a : acc) {
-    a.probe_ps.reserve(sc.trials);
-    a.critical_ps.reserve(sc.trials);
-    a.status.reserve(sc.trials);
-  }
+  std::unique_ptr<BaselineSpill> baseline;
+  if (sc.variants.size() > 1) baseline = std::make_unique<BaselineSpill>();
   std::string buf;
   buf.reserve(1 << 16);
   const uint64_t total = sc.trials * sc.variants.size();
@@ -188,45 +249,47 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
     VariantReport r;
     r.name = sc.variants[i].name;
     std::copy(std::begin(a.counts), std::end(a.counts), std::begin(r.status_counts));
-    std::vector<double> v;
-    v.reserve(a.probe_ps.size());
-    for (int64_t p : a.probe_ps) v.push_back(static_cast<double>(p) / 1e9);
-    r.probe_ms = summarize(v);
-    v.clear();
-    for (int64_t p : a.critical_ps) v.push_back(static_cast<double>(p) / 1e9);
-    r.critical_path_ms = summarize(v);
-    for (auto [from, to] : {std::pair{&a.namespace_ps, &r.namespace_ms}, std::pair{&a.workload_ps, &r.workload_ms}}) {
-      v.clear();
-      for (int64_t p : *from) v.push_back(static_cast<double>(p) / 1e9);
-      *to = summarize(v);
-      *from = std::vector<int64_t>();
-    }
+    // Sketches hold picoseconds: 1e9 of them make a millisecond.
+    r.probe_ms = a.probe_ps.summary(1e9);
+    r.critical_path_ms = a.critical_ps.summary(1e9);
+    r.namespace_ms = a.namespace_ps.summary(1e9);
+    r.workload_ms = a.workload_ps.summary(1e9);
     r.phases = ojson::object();
     for (const char* name : {"pre_probe", "disable", "enable", "admin", "namespace", "shutdown", "reset_teardown",
                              "reset_disable", "reset_enable", "reset_admin", "reset_namespace", "reboot_pre_probe",
                              "reboot_disable", "reboot_enable", "reboot_admin", "reboot_namespace"}) {
-      auto it = a.phases.find(name);
-      if (it == a.phases.end()) continue;
-      r.phases[name]["polls"] = it->second.first.json();
-      r.phases[name]["sleeps"] = it->second.second.json();
+      const auto* ph = a.find_phase(name);
+      if (!ph) continue;
+      r.phases[name]["polls"] = ph->polls.json();
+      r.phases[name]["sleeps"] = ph->sleeps.json();
     }
-    a.critical_ps = std::vector<int64_t>();  // only probe times and statuses are needed for pairing
     if (out && opt.format == OutputFormat::json)
       out->write("],\"summary\":" + summary_json(r).dump() + "}" + (i + 1 < sc.variants.size() ? "," : ""));
     report.variants.push_back(std::move(r));
   };
   system.trial_done = [&](const TrialRequest& req, const TrialResult& res) {
     VariantAccumulator& a = acc[req.variant_index];
-    a.probe_ps.push_back(res.probe_ps);
-    a.critical_ps.push_back(res.critical_path_ps);
-    if (res.namespace_ps >= 0 && variant_reports_namespace(*req.variant)) a.namespace_ps.push_back(res.namespace_ps);
-    if (res.workload_ps >= 0) a.workload_ps.push_back(res.workload_ps);
-    a.status.push_back(static_cast<uint8_t>(res.status));
+    a.probe_ps.add(res.probe_ps);
+    a.critical_ps.add(res.critical_path_ps);
+    if (res.namespace_ps >= 0 && variant_reports_namespace(*req.variant)) a.namespace_ps.add(res.namespace_ps);
+    if (res.workload_ps >= 0) a.workload_ps.add(res.workload_ps);
     ++a.counts[static_cast<int>(res.status)];
+    if (baseline) {
+      // Trial k of variant 0 is in the spill file before trial k of any other variant runs.
+      if (req.variant_index == 0) {
+        baseline->put(res.probe_ps, res.status);
+      } else {
+        if (req.trial == 0) baseline->rewind();
+        int64_t base_ps = 0;
+        ProbeStatus base_status = ProbeStatus::ok;
+        if (baseline->get(base_ps, base_status) && res.status == ProbeStatus::ok && base_status == ProbeStatus::ok)
+          a.delta_ps.add(res.probe_ps - base_ps);
+      }
+    }
     for (const Phase& p : res.recorder->phases()) {
-      auto& ps = a.phases[p.name];
-      ps.first.add(p.polls);
-      ps.second.add(p.sleeps);
+      auto& ps = a.phase(p.name);
+      ps.polls.add(p.polls);
+      ps.sleeps.add(p.sleeps);
     }
     if (out) {
       buf.clear();
@@ -263,16 +326,13 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
   if (done != total)  // the simulation ran out of events with a trial unfinished: a model bug
     throw std::logic_error("the simulation stopped after " + std::to_string(done) + " of " +
                            std::to_string(total) + " trials (a model waited for an event that never came)");
+  if (baseline) baseline->check();
 
   for (size_t i = 1; i < sc.variants.size(); ++i) {
     PairedReport p;
     p.variant = sc.variants[i].name;
     p.baseline = sc.variants[0].name;
-    std::vector<double> d;
-    for (size_t t = 0; t < acc[i].probe_ps.size(); ++t)
-      if (acc[i].status[t] == 0 && acc[0].status[t] == 0)
-        d.push_back(static_cast<double>(acc[i].probe_ps[t] - acc[0].probe_ps[t]) / 1e9);
-    p.delta_ms = summarize(d);
+    p.delta_ms = acc[i].delta_ps.summary(1e9);
     report.paired.push_back(std::move(p));
   }
 

@@ -61,21 +61,21 @@ double QuantileSketch::value_at_rank(uint64_t r) const {
   return std::clamp(v, static_cast<double>(min_), static_cast<double>(max_));
 }
 
-Summary QuantileSketch::summary_ms() const {
+Summary QuantileSketch::summary(double units_per_ms) const {
   Summary s;
   s.count = count_;
   if (count_ == 0) return s;
-  s.mean = static_cast<double>(sum_ / static_cast<long double>(count_)) / 1e6;
-  s.stddev = count_ > 1 ? std::sqrt(m2_ / static_cast<double>(count_ - 1)) / 1e6 : 0.0;
-  s.min = static_cast<double>(min_) / 1e6;
-  s.max = static_cast<double>(max_) / 1e6;
+  s.mean = static_cast<double>(sum_ / static_cast<long double>(count_)) / units_per_ms;
+  s.stddev = count_ > 1 ? std::sqrt(m2_ / static_cast<double>(count_ - 1)) / units_per_ms : 0.0;
+  s.min = static_cast<double>(min_) / units_per_ms;
+  s.max = static_cast<double>(max_) / units_per_ms;
   auto q = [&](double p) {
     const double h = static_cast<double>(count_ - 1) * p;
     const auto lo = static_cast<uint64_t>(std::floor(h));
     const double a = value_at_rank(lo);
-    if (lo + 1 >= count_) return a / 1e6;
+    if (lo + 1 >= count_) return a / units_per_ms;
     const double b = value_at_rank(lo + 1);
-    return (a + (h - static_cast<double>(lo)) * (b - a)) / 1e6;
+    return (a + (h - static_cast<double>(lo)) * (b - a)) / units_per_ms;
   };
   s.p5 = q(0.05);
   s.p10 = q(0.10);

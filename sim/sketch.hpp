@@ -22,7 +22,10 @@ class QuantileSketch {
   /// Summary in milliseconds, percentiles interpolated between order statistics as
   /// nvmesim::summarize does (type 7), with each order statistic taken as its bucket's midpoint
   /// clamped to [min, max].
-  Summary summary_ms() const;
+  Summary summary_ms() const { return summary(1e6); }
+  /// The same for values added in another unit: `units_per_ms` of them make a millisecond
+  /// (1e9 for picoseconds; the exact range is then below 4096 of that unit).
+  Summary summary(double units_per_ms) const;
   /// The value of the order statistic of 0-based rank r (r < count), in ns.
   double value_at_rank(uint64_t r) const;
 

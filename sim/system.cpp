@@ -31,6 +31,8 @@ nvme_system::nvme_system(sc_core::sc_module_name name, size_t n_controllers) : s
     probes_.push_back(std::make_unique<linux_probe>(("host" + n).c_str(), idx));
     links_.push_back(std::make_unique<pcie_link>(("link" + n).c_str()));
     controllers_.push_back(std::make_unique<nvme_controller>(("nvme" + n).c_str(), idx));
+    h_link_one_way_.push_back(fnv1a64("nvme" + n + "/link_one_way"));
+    h_link_write_stall_.push_back(fnv1a64("nvme" + n + "/link_write_stall"));
     probes_[i]->bar.bind(links_[i]->down_target);
     links_[i]->down_initiator.bind(controllers_[i]->bar0);
     controllers_[i]->dma.bind(links_[i]->up_target);
@@ -58,6 +60,7 @@ void nvme_system::run_parallel(const std::vector<size_t>& which, HostAction acti
 void nvme_system::drive() {
   const uint64_t h_phase = fnv1a64("host/tick_phase");
   TrialRequest req;
+  std::vector<size_t> live;  // reused: no allocation per trial
   while (next_trial && next_trial(req)) {
     const Variant& v = *req.variant;
     if (sc_core::sc_time_stamp().value() > kMaxSimulatedPs) {
@@ -79,9 +82,8 @@ void nvme_system::drive() {
     const size_t n = v.controllers.size();
     bool crto_warned = false;  // dev_warn_once: once per boot for all controllers
     for (size_t i = 0; i < n; ++i) {
-      const std::string dev = "nvme" + std::to_string(i);
-      links_[i]->begin_trial(&v.link, Stream(req.seed, req.trial, dev + "/link_one_way"),
-                             Stream(req.seed, req.trial, dev + "/link_write_stall"));
+      links_[i]->begin_trial(&v.link, Stream(req.seed, req.trial, h_link_one_way_[i]),
+                             Stream(req.seed, req.trial, h_link_write_stall_[i]));
       controllers_[i]->begin_trial(&v.controllers[i], req.seed, req.trial, &recorder_);
       probes_[i]->start(ProbeSetup{&v.host, &v.controllers[i], &clock, &recorder_, req.seed, req.trial, &crto_warned});
     }
@@ -91,7 +93,7 @@ void nvme_system::drive() {
     for (size_t i = 0; i < n; ++i)
       if (!probes_[i]->done()) sc_core::wait(probes_[i]->done_event());
     TrialResult r;
-    std::vector<size_t> live;
+    live.clear();
     auto collect = [&](size_t i) {
       const ProbeOutcome& o = probes_[i]->outcome();
       if (!o.error.empty() && error_.empty()) error_ = o.error;

@@ -70,6 +70,7 @@ class nvme_system : public sc_core::sc_module {
   std::vector<std::unique_ptr<linux_probe>> probes_;
   std::vector<std::unique_ptr<pcie_link>> links_;
   std::vector<std::unique_ptr<nvme_controller>> controllers_;
+  std::vector<uint64_t> h_link_one_way_, h_link_write_stall_;  // fnv1a64("nvmeN/link_..."), hashed once
   Recorder recorder_;
   std::string error_;
 };
