@@ -93,7 +93,7 @@ nvme_controller::nvme_controller(sc_core::sc_module_name name, int index)
   dont_initialize();
 }
 
-void nvme_controller::trace(sc_core::sc_trace_file* tf, const std::string& prefix) {
+void nvme_controller::trace_signals(sc_core::sc_trace_file* tf, const std::string& prefix) {
   tracing_ = true;
   sc_core::sc_trace(tf, cc_en_sig, prefix + ".CC_EN");
   sc_core::sc_trace(tf, rdy_sig, prefix + ".CSTS_RDY");

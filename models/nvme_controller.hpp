@@ -68,7 +68,7 @@ class nvme_controller : public sc_core::sc_module {
   sc_core::sc_signal<sc_dt::sc_uint<2>> shst_sig{"CSTS_SHST"};
   /// Adds the four signals to `tf` as PREFIX.CC_EN, PREFIX.CSTS_RDY, ... (before sc_start) and
   /// turns their updates on (without a trace file they cost nothing).
-  void trace(sc_core::sc_trace_file* tf, const std::string& prefix);
+  void trace_signals(sc_core::sc_trace_file* tf, const std::string& prefix);
   /// A platform reset (reboot): the controller returns to the state firmware leaves it in
   /// (`handoff`), now. Random streams continue; the trial's time origin stays.
   void platform_reset();

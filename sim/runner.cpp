@@ -193,7 +193,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
   std::unique_ptr<VcdOutput> vcd;
   if (!opt.vcd_path.empty()) {
     vcd = std::make_unique<VcdOutput>(opt.vcd_path);
-    system.trace(vcd->file());
+    system.trace_signals(vcd->file());
   }
 
   std::vector<VariantAccumulator> acc(sc.variants.size());

@@ -41,12 +41,12 @@ nvme_system::nvme_system(sc_core::sc_module_name name, size_t n_controllers) : s
   SC_THREAD(drive);
 }
 
-void nvme_system::trace(sc_core::sc_trace_file* tf) const {
+void nvme_system::trace_signals(sc_core::sc_trace_file* tf) const {
   sc_core::sc_trace(tf, trial_sig, "trial");
   sc_core::sc_trace(tf, variant_sig, "variant");
   for (size_t i = 0; i < controllers_.size(); ++i) {
     const std::string dev = "nvme" + std::to_string(i);
-    controllers_[i]->trace(tf, dev);
+    controllers_[i]->trace_signals(tf, dev);
     sc_core::sc_trace(tf, probes_[i]->state_sig, dev + ".host_state");
   }
 }
