@@ -16,8 +16,6 @@ namespace nvmesim {
 
 using ojson = nlohmann::ordered_json;
 
-namespace {
-
 std::string pointer_text(const std::string& ptr) { return ptr.empty() ? "/" : ptr; }
 
 std::string escape_token(const std::string& key) {
@@ -43,6 +41,10 @@ const char* type_name(const ojson& j) {
     default: return "a value";
   }
 }
+
+
+namespace {
+
 
 /// A JSON value with its place in a file, for reading with errors that name both.
 class Node {

@@ -101,6 +101,13 @@ nlohmann::ordered_json parse_json_text(const std::string& text, const std::strin
 /// Reads a whole file (at most `max_bytes`). Throws InputError when it cannot.
 std::string read_text_file(const std::string& path, size_t max_bytes = 16u << 20);
 
+/// "/" for the root pointer "", else `ptr` (for messages).
+std::string pointer_text(const std::string& ptr);
+/// A key escaped as a JSON pointer reference token (RFC 6901: "~" -> "~0", "/" -> "~1").
+std::string escape_token(const std::string& key);
+/// "an object", "a string", "an integer", ... for messages.
+const char* type_name(const nlohmann::ordered_json& j);
+
 /// The closest of `candidates` to `word` within edit distance 2 (or a prefix), or "".
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 

@@ -18,31 +18,6 @@ __extension__ typedef __int128 i128;
 
 namespace {
 
-const char* type_name(const ojson& j) {
-  switch (j.type()) {
-    case ojson::value_t::null: return "null";
-    case ojson::value_t::object: return "an object";
-    case ojson::value_t::array: return "an array";
-    case ojson::value_t::string: return "a string";
-    case ojson::value_t::boolean: return "a boolean";
-    case ojson::value_t::number_integer:
-    case ojson::value_t::number_unsigned: return "an integer";
-    case ojson::value_t::number_float: return "a number";
-    default: return "a value";
-  }
-}
-
-std::string escape_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
-std::string pointer_text(const std::string& ptr) { return ptr.empty() ? "/" : ptr; }
 
 /// A value of the sweep file with its JSON pointer, for errors that name both (the sweep's
 /// counterpart of the scenario loader's Node).
