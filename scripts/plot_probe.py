@@ -4,7 +4,7 @@
 
 Example (the README picture):
   build/nvmesim run scenarios/aws-c5.12xlarge.json --trials 1000 -q --detail-trials 0 --out aws.json
-  build/nvmesim dmesg ../shared/cases/aws-c5.12xlarge-*.dmesg -o aws-real.json
+  build/nvmesim dmesg tests/data/shared/cases/aws-c5.12xlarge-*.dmesg -o aws-real.json
   /usr/bin/python3 scripts/plot_probe.py aws.json --real aws-real.json -o docs/img/aws-probe-ecdf.png
 """
 import argparse

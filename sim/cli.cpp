@@ -74,17 +74,17 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ("detail-trials", po::value<int64_t>()->default_value(10)->value_name("N"),
        "trials per variant whose full event list and dmesg go into a json timeline; the others keep "
        "status, times and phases (summaries always cover every trial)")
-      ("trace", po::value<std::string>(),
+      ("trace", po::value<std::string>()->value_name("FILE"),
        "write a Chrome trace event JSON file for Perfetto UI / chrome://tracing (one process per variant, "
        "tracks per controller and probing host thread)")
-      ("trace-trials", po::value<std::string>()->default_value("0"),
+      ("trace-trials", po::value<std::string>()->default_value("0")->value_name("SEL"),
        "trials of each variant in --trace: all, none, or a list such as 0,3,10-19")
-      ("vcd", po::value<std::string>(),
+      ("vcd", po::value<std::string>()->value_name("FILE"),
        "write a VCD waveform through sc_trace for GTKWave: CC.EN, CSTS.RDY/CFS/SHST and the host state per "
        "controller, every trial back to back on the simulation time axis")
-      ("dmesg", po::value<std::string>(),
+      ("dmesg", po::value<std::string>()->value_name("FILE"),
        "write the trials as the kernel logs them (each trial one boot, times from boot.probe_start_s)")
-      ("dmesg-trials", po::value<std::string>()->default_value("all"),
+      ("dmesg-trials", po::value<std::string>()->default_value("all")->value_name("SEL"),
        "trials of each variant in --dmesg: all, none, or a list such as 0-9")
       ("quiet,q", "no table on stdout, no progress bar");
   po::options_description hidden;

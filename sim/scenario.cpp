@@ -111,7 +111,8 @@ class Node {
   }
   int64_t duration_ps() const {
     if (!j_.is_string())
-      fail(std::string("must be a duration string with a unit such as \"100ms\", not ") + type_name(j_));
+      fail(std::string("must be a duration string with a unit such as \"100ms\", not ") + type_name(j_) +
+           (j_.is_number() ? " (a number has no unit: write e.g. \"" + j_.dump() + "ms\" or \"" + j_.dump() + "us\")" : ""));
     try {
       return parse_duration_ps(j_.get<std::string>());
     } catch (const ParseError& e) {
@@ -144,7 +145,8 @@ Distribution read_distribution(const Node& n);
 Distribution read_distribution_object(const Node& n) {
   if (!n.json().is_object())
     n.fail(std::string("must be a duration string (\"1ms\") or a distribution object {\"dist\": ...}, not ") +
-           type_name(n.json()));
+           type_name(n.json()) +
+           (n.json().is_number() ? " (a number has no unit: write e.g. \"" + n.json().dump() + "ms\")" : ""));
   if (!n.has("dist"))
     n.fail("a distribution object needs \"dist\": one of fixed, uniform, normal, lognormal, exponential, "
            "empirical, quantiles, mixture");
@@ -719,7 +721,30 @@ Scenario load_scenario_file(const std::string& path, const LoadOptions& options)
   return load_scenario_text(read_text_file(path), path, options);
 }
 
+namespace {
+Scenario load_scenario_unattributed(const std::string& text, const std::string& source, const LoadOptions& options);
+}  // namespace
+
 Scenario load_scenario_text(const std::string& text, const std::string& source, const LoadOptions& options) {
+  try {
+    return load_scenario_unattributed(text, source, options);
+  } catch (const InputError& e) {
+    // An error at (or inside) a value that --set put there: say so, the file is not to blame.
+    const std::string msg = e.what(), prefix = source + ": ";
+    if (msg.rfind(prefix, 0) == 0) {
+      const std::string rest = msg.substr(prefix.size());
+      const std::string ptr = rest.substr(0, rest.find(": "));
+      for (const auto& set : options.sets) {
+        if (ptr == set.pointer || ptr.rfind(set.pointer + "/", 0) == 0)
+          throw InputError(msg + " (this value comes from --set " + set.pointer + "=" + set.value.dump() + ")");
+      }
+    }
+    throw;
+  }
+}
+
+namespace {
+Scenario load_scenario_unattributed(const std::string& text, const std::string& source, const LoadOptions& options) {
   ojson doc = parse_json_text(text, source);
   for (const auto& s : options.sets) {
     try {
@@ -842,5 +867,6 @@ Scenario load_scenario_text(const std::string& text, const std::string& source, 
   sc.resolved = doc;
   return sc;
 }
+}  // namespace
 
 }  // namespace nvmesim

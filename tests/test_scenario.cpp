@@ -159,3 +159,12 @@ TEST_CASE("nvmesim validate checks sweep files as sweeps", "[scenario][cli]") {
   CHECK(cli_main(3, argv, out, err) == 0);
   CHECK_THAT(out.str(), Catch::Contains("ok (sweep, 81 points, 200 trials per point)"));
 }
+
+TEST_CASE("an error in a value set by --set says so and suggests a unit", "[scenario]") {
+  LoadOptions o;
+  o.sets.push_back(parse_set("/controllers/0/enable_latency=3"));
+  const std::string e = error_of(kMinimal, o);
+  CHECK_THAT(e, Catch::StartsWith("s.json: /controllers/0/enable_latency: must be a duration string"));
+  CHECK_THAT(e, Catch::Contains("write e.g. \"3ms\""));
+  CHECK_THAT(e, Catch::EndsWith("(this value comes from --set /controllers/0/enable_latency=3)"));
+}
