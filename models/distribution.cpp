@@ -174,7 +174,11 @@ double Distribution::quantile_double(double u) const {
       return a_ + u * (b_ - a_);
     case Kind::normal:
       if (b_ == 0) return a_;
-      return std::clamp(a_ + b_ * normal_quantile(pa_ + u * (pb_ - pa_)), c_, d_);
+    {
+      // Truncated far in a tail, pa + u (pb - pa) can round to 0 or 1: keep it inside (0, 1).
+      const double p = std::clamp(pa_ + u * (pb_ - pa_), 0x1.0p-1074, 1.0 - 0x1.0p-53);
+      return std::clamp(a_ + b_ * normal_quantile(p), c_, d_);
+    }
     case Kind::lognormal:
       return b_ == 0 ? std::exp(a_) : std::exp(a_ + b_ * normal_quantile(u));
     case Kind::exponential:

@@ -655,7 +655,26 @@ ojson parse_json_text(const std::string& text, const std::string& source) {
   // document (100000 levels crashed nvmesim validate): refuse them before parsing.
   check_nesting_depth(text, source);
   try {
-    return ojson::parse(text, nullptr, true, /*ignore_comments=*/true);
+    // A repeated key would silently keep its last value ({"min": ..., "min": ...}): an error.
+    std::vector<std::vector<std::string>> keys;
+    std::string duplicate;
+    const ojson::parser_callback_t check_keys = [&](int depth, ojson::parse_event_t event, ojson& parsed) {
+      (void)depth;
+      if (event == ojson::parse_event_t::object_start) keys.emplace_back();
+      else if (event == ojson::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+      else if (event == ojson::parse_event_t::key && !keys.empty() && duplicate.empty()) {
+        const std::string k = parsed.get<std::string>();
+        auto& seen = keys.back();
+        if (std::find(seen.begin(), seen.end(), k) != seen.end()) duplicate = k;
+        else seen.push_back(k);
+      }
+      return true;
+    };
+    ojson doc = ojson::parse(text, check_keys, true, /*ignore_comments=*/true);
+    if (!duplicate.empty())
+      throw InputError(source + ": the key \"" + duplicate +
+                       "\" appears twice in one object; JSON objects must not repeat a key (the later value would win)");
+    return doc;
   } catch (const ojson::parse_error& e) {
     // Turn the byte offset into line and column.
     size_t line = 1, col = 1;

@@ -138,3 +138,14 @@ TEST_CASE("known draws do not change between builds (byte-identical outputs)", "
   CHECK(fnv1a64("") == 0xCBF29CE484222325ull);
   CHECK(fnv1a64("a") == 0xAF63DC4C8601EC8Cull);
 }
+
+TEST_CASE("a normal truncated far in its upper tail samples inside its bounds at every u", "[dist]") {
+  // mean 800 us, sd 250 us, truncated to [1800 us, inf): 4 sd above the mean, so the CDF at the
+  // lower bound is 0.99997 and pa + u (1 - pa) rounds to 1.0 for u near 1 (found by the fuzzer).
+  const auto d = Distribution::normal(800.0 * kUs, 250.0 * kUs, 1800.0 * kUs);
+  for (double u : {1e-300, 0.5, 1.0 - 1e-16}) {
+    const int64_t v = d.quantile_ps(u);
+    CHECK(v >= 1800 * kUs);
+    CHECK(v < 1000 * kMs);
+  }
+}

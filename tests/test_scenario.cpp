@@ -168,3 +168,9 @@ TEST_CASE("an error in a value set by --set says so and suggests a unit", "[scen
   CHECK_THAT(e, Catch::Contains("write e.g. \"3ms\""));
   CHECK_THAT(e, Catch::EndsWith("(this value comes from --set /controllers/0/enable_latency=3)"));
 }
+
+TEST_CASE("a key repeated in one object is an error", "[scenario]") {
+  // {"min": "100us", "min": "1800us"} would silently keep the second value.
+  const std::string e = error_of(with("\"1ms\"", R"({"dist": "uniform", "min": "1ms", "min": "2ms", "max": "3ms"})"));
+  CHECK_THAT(e, Catch::StartsWith("s.json: the key \"min\" appears twice in one object"));
+}
