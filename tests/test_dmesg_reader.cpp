@@ -43,6 +43,7 @@ TEST_CASE("reload-32q msleep100 log: nvme_init to queues gives the five publishe
 
 TEST_CASE("reload-32q usleep_range log: the five published intervals - also with the defaults", "[dmesg]") {
   const std::string text = cases("reload-32q-usleep_range.dmesg");
+  REQUIRE(text.size() > 500);  // the 15-line published log was read
   check_ms(parse_dmesg_text(text, "r", "nvme_init", "queues"), {87.732, 75.185, 74.332, 81.819, 81.161});
   // Default --from matches both the nvme_init line and the pci function line: driver init wins.
   check_ms(parse_dmesg_text(text, "r"), {87.732, 75.185, 74.332, 81.819, 81.161});
