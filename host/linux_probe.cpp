@@ -144,14 +144,14 @@ void linux_probe::fail(ProbeStatus status, int errno_value) {
   outcome_.end_ps = now_rel();
 }
 
-void linux_probe::mmio(tlm::tlm_command cmd, uint32_t offset, uint8_t* data, const char* reg,
-                       uint32_t value) {
+void linux_probe::mmio(tlm::tlm_command cmd, uint64_t address, uint8_t* data, uint32_t len, const char* reg,
+                       uint32_t value, const char* detail) {
   const int64_t start = now_rel();
   trans_.set_command(cmd);
-  trans_.set_address(offset);
+  trans_.set_address(address);
   trans_.set_data_ptr(data);
-  trans_.set_data_length(4);
-  trans_.set_streaming_width(4);
+  trans_.set_data_length(len);
+  trans_.set_streaming_width(len);
   trans_.set_byte_enable_ptr(nullptr);
   trans_.set_dmi_allowed(false);
   trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -167,14 +167,16 @@ void linux_probe::mmio(tlm::tlm_command cmd, uint32_t offset, uint8_t* data, con
     e.kind = cmd == tlm::TLM_READ_COMMAND ? EventKind::mmio_read : EventKind::mmio_write;
     e.reg = reg;
     e.has_value = true;
-    e.value = cmd == tlm::TLM_READ_COMMAND ? le32(data) : value;
+    const uint32_t mask = len >= 4 ? 0xFFFFFFFFu : (1u << (8 * len)) - 1;
+    e.value = (cmd == tlm::TLM_READ_COMMAND ? le32(data) : value) & mask;
+    if (detail) e.detail = detail;
     s_.recorder->add(std::move(e));
   }
 }
 
 uint32_t linux_probe::read32(uint32_t offset, const char* reg) {
   uint8_t data[4] = {0xFF, 0xFF, 0xFF, 0xFF};
-  mmio(tlm::TLM_READ_COMMAND, offset, data, reg, 0);
+  mmio(tlm::TLM_READ_COMMAND, offset, data, 4, reg, 0);
   // A read the link could not complete returns all ones, as a PCIe master abort does.
   if (trans_.get_response_status() != tlm::TLM_OK_RESPONSE) return regs::kAllOnes32;
   return le32(data);
@@ -183,7 +185,7 @@ uint32_t linux_probe::read32(uint32_t offset, const char* reg) {
 void linux_probe::write32(uint32_t offset, uint32_t value, const char* reg) {
   uint8_t data[4];
   put_le32(data, value);
-  mmio(tlm::TLM_WRITE_COMMAND, offset, data, reg, value);
+  mmio(tlm::TLM_WRITE_COMMAND, offset, data, 4, reg, value);
 }
 
 int64_t linux_probe::sleep_once(const SleepPolicy& policy) {
@@ -211,31 +213,9 @@ int64_t linux_probe::sleep_once(const SleepPolicy& policy) {
 
 uint32_t linux_probe::read_config16(uint32_t offset) {
   uint8_t data[4] = {0xFF, 0xFF, 0xFF, 0xFF};
-  const int64_t start = now_rel();
-  trans_.set_command(tlm::TLM_READ_COMMAND);
-  trans_.set_address(regs::pcicfg::kConfigSpaceBase + offset);
-  trans_.set_data_ptr(data);
-  trans_.set_data_length(2);
-  trans_.set_streaming_width(2);
-  trans_.set_byte_enable_ptr(nullptr);
-  trans_.set_dmi_allowed(false);
-  trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  bar->b_transport(trans_, delay);
-  sc_core::wait(delay);
-  const uint32_t v = trans_.get_response_status() == tlm::TLM_OK_RESPONSE ? (data[0] | data[1] << 8) : 0xFFFFu;
-  if (s_.recorder->detailed()) {
-    Event e;
-    e.t_ps = start;
-    e.dur_ps = now_rel() - start;
-    e.ctrl = index_;
-    e.kind = EventKind::mmio_read;
-    e.reg = "PCI_VENDOR_ID";
-    e.has_value = true;
-    e.value = v;
-    s_.recorder->add(std::move(e));
-  }
-  return v;
+  mmio(tlm::TLM_READ_COMMAND, regs::pcicfg::kConfigSpaceBase + offset, data, 2, "PCI_VENDOR_ID", 0);
+  // A configuration read the function does not answer returns all ones.
+  return trans_.get_response_status() == tlm::TLM_OK_RESPONSE ? (data[0] | data[1] << 8) : 0xFFFFu;
 }
 
 int linux_probe::wait_ready(uint64_t timeout, bool seconds, uint32_t mask, uint32_t value, const char* op,
@@ -390,30 +370,8 @@ int linux_probe::function_level_reset() {
   // 4, ... ms, giving up after 60 s.
   uint8_t data[4];
   put_le32(data, regs::pcicfg::kDevCtlInitiateFlr);
-  const int64_t start = now_rel();
-  trans_.set_command(tlm::TLM_WRITE_COMMAND);
-  trans_.set_address(regs::pcicfg::kConfigSpaceBase + regs::pcicfg::kDevCtl);
-  trans_.set_data_ptr(data);
-  trans_.set_data_length(2);
-  trans_.set_streaming_width(2);
-  trans_.set_byte_enable_ptr(nullptr);
-  trans_.set_dmi_allowed(false);
-  trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  bar->b_transport(trans_, delay);
-  sc_core::wait(delay);
-  if (s_.recorder->detailed()) {
-    Event e;
-    e.t_ps = start;
-    e.dur_ps = now_rel() - start;
-    e.ctrl = index_;
-    e.kind = EventKind::mmio_write;
-    e.reg = "PCI_EXP_DEVCTL";
-    e.has_value = true;
-    e.value = regs::pcicfg::kDevCtlInitiateFlr;
-    e.detail = "function-level reset";
-    s_.recorder->add(std::move(e));
-  }
+  mmio(tlm::TLM_WRITE_COMMAND, regs::pcicfg::kConfigSpaceBase + regs::pcicfg::kDevCtl, data, 2, "PCI_EXP_DEVCTL",
+       regs::pcicfg::kDevCtlInitiateFlr, "function-level reset");
   sleep_once(SleepPolicy::msleep(100));
   int64_t waited_ms = 0;
   for (uint32_t delay_ms = 1; read_config16(regs::pcicfg::kVendorId) == 0xFFFFu; delay_ms *= 2) {

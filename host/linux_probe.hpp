@@ -119,7 +119,10 @@ class linux_probe : public sc_core::sc_module {
   // MMIO through the link; the thread waits for the read's round trip or the write's posting.
   uint32_t read32(uint32_t offset, const char* reg);
   void write32(uint32_t offset, uint32_t value, const char* reg);
-  void mmio(tlm::tlm_command cmd, uint32_t offset, uint8_t* data, const char* reg, uint32_t value);
+  // One BAR0 or configuration-space access of `len` bytes (2 or 4) at `address`, recorded as an
+  // mmio_read/mmio_write event (value masked to `len`) when the trial is detailed.
+  void mmio(tlm::tlm_command cmd, uint64_t address, uint8_t* data, uint32_t len, const char* reg, uint32_t value,
+            const char* detail = nullptr);
   // One nvme_wait_ready loop (linux-readiness.md section 1). Returns 0, -ENODEV or -EINTR.
   // The deadline is jiffies + timeout: `seconds` gives timeout * HZ, else the release's form of
   // TO in 500 ms units. `mask`/`value` select the wanted CSTS state.
