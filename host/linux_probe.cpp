@@ -12,17 +12,9 @@ namespace {
 int64_t now_ps() { return static_cast<int64_t>(sc_core::sc_time_stamp().value()); }
 sc_core::sc_time ps_time(int64_t ps) { return sc_core::sc_time::from_value(static_cast<uint64_t>(ps)); }
 
-void put_le32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-void put_le64(uint8_t* p, uint64_t v) {
-  put_le32(p, static_cast<uint32_t>(v));
-  put_le32(p + 4, static_cast<uint32_t>(v >> 32));
-}
-uint32_t le32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
+using regs::le32;
+using regs::put_le32;
+using regs::put_le64;
 
 std::string hex32(uint32_t v) {
   char buf[16];

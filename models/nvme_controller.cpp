@@ -23,14 +23,9 @@ const char* opcode_name(uint8_t op) {
   }
 }
 
-uint32_t le32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
-uint64_t le64(const uint8_t* p) { return le32(p) | static_cast<uint64_t>(le32(p + 4)) << 32; }
-void put_le32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
+using regs::le32;
+using regs::le64;
+using regs::put_le32;
 
 // Issues one DMA transaction at annotated delay `delay` through `socket`; returns the delay after.
 // `t` is the controller's one payload, reused: constructing a tlm_generic_payload allocates its

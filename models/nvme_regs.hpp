@@ -209,6 +209,21 @@ struct Crto {
   }
 };
 
+/// Little-endian loads and stores of register values and queue entries (PCIe and NVMe data
+/// structures are little endian).
+constexpr uint32_t le32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
+         static_cast<uint32_t>(p[3]) << 24;
+}
+constexpr uint64_t le64(const uint8_t* p) { return le32(p) | static_cast<uint64_t>(le32(p + 4)) << 32; }
+constexpr void put_le32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+constexpr void put_le64(uint8_t* p, uint64_t v) {
+  put_le32(p, static_cast<uint32_t>(v));
+  put_le32(p + 4, static_cast<uint32_t>(v >> 32));
+}
+
 /// ASQ/ACQ base addresses must be 4 KiB aligned (bits 11:0 reserved).
 constexpr bool queue_base_aligned(uint64_t base) { return (base & 0xFFFull) == 0; }
 
