@@ -4,7 +4,7 @@
 
 #include "host/kernel_profile.hpp"
 #include "host/kernel_timers.hpp"
-#include "models/distribution.hpp"
+#include "core/distribution.hpp"
 
 namespace nvmesim {
 

@@ -28,16 +28,6 @@ namespace {
 constexpr int64_t kAdminTimeoutPs = 60'000'000'000'000;
 }  // namespace
 
-const char* to_string(ProbeStatus s) {
-  switch (s) {
-    case ProbeStatus::ok: return "ok";
-    case ProbeStatus::enodev: return "enodev";
-    case ProbeStatus::eintr: return "eintr";
-    case ProbeStatus::fatal: return "fatal";
-  }
-  return "?";
-}
-
 linux_probe::linux_probe(sc_core::sc_module_name name, int index)
     : sc_module(name), bar("bar"), memory("memory"), index_(index), dev_("nvme" + std::to_string(index)) {
   h_init_ = fnv1a64("host/init_to_probe/" + dev_);
@@ -81,9 +71,9 @@ void linux_probe::check_limits() {
 }
 
 void linux_probe::run() {
-  static const PhaseNames kBoot{"pre_probe", "disable", "enable", "admin", "namespace"};
-  static const PhaseNames kReboot{"reboot_pre_probe", "reboot_disable", "reboot_enable", "reboot_admin",
-                                  "reboot_namespace"};
+  using namespace linux_phase;
+  static const PhaseNames kBoot{&kPreProbe, &kDisable, &kEnable, &kAdmin, &kNamespace};
+  static const PhaseNames kReboot{&kRebootPreProbe, &kRebootDisable, &kRebootEnable, &kRebootAdmin, &kRebootNamespace};
   for (;;) {
     sc_core::wait(start_ev_);
     if (t0_ps_ < 0) {
@@ -395,7 +385,7 @@ void linux_probe::check_namespace(const PhaseNames& names) {
     outcome_.namespace_ps = now_rel();
     return;
   }
-  const size_t ph = rec.add_phase(Phase{names.ns, index_, now_rel(), 0, 0, 0});
+  const size_t ph = rec.add_phase(Phase{*names.ns, index_, now_rel(), 0, 0, 0});
   aen_received_ = false;
   aer_cid_ = submit(regs::opcode::kAsyncEventRequest, 0, 0, 0, 0);
   for (;;) {
@@ -431,7 +421,7 @@ void linux_probe::probe(const PhaseNames& names) {
 
   if (names.pre_probe) {
     // nvme_init to the probe of this function (async probe scheduling).
-    size_t ph = rec.add_phase(Phase{names.pre_probe, index_, now_rel(), 0, 0, 0});
+    size_t ph = rec.add_phase(Phase{*names.pre_probe, index_, now_rel(), 0, 0, 0});
     sc_core::wait(ps_time(host.init_to_probe.sample_ps(init_stream_)));
     rec.phase(ph).end_ps = now_rel();
     if (rec.detailed()) message("pci function " + s_.ctrl->pci_address);
@@ -457,7 +447,7 @@ void linux_probe::probe(const PhaseNames& names) {
   }
 
   // Disable: CC.EN=0 (and SHN cleared), [quirk delay], wait for RDY=0 with the CAP.TO deadline.
-  size_t ph = rec.add_phase(Phase{names.disable, index_, now_rel(), 0, 0, 0});
+  size_t ph = rec.add_phase(Phase{*names.disable, index_, now_rel(), 0, 0, 0});
   set_state(HostState::disable_wait);
   int rc = disable(ph);
   if (rc != 0 && prof.flr_retry) {
@@ -482,7 +472,7 @@ void linux_probe::probe(const PhaseNames& names) {
   }
 
   // Enable (nvme_enable_ctrl): the release's CC write sequence, timeout rule, then wait for RDY=1.
-  ph = rec.add_phase(Phase{names.enable, index_, now_rel(), 0, 0, 0});
+  ph = rec.add_phase(Phase{*names.enable, index_, now_rel(), 0, 0, 0});
   set_state(HostState::enable_wait);
   const unsigned mps = bad.mps >= 0 ? static_cast<unsigned>(bad.mps) : 0;  // NVME_CTRL_PAGE_SHIFT 12
   if (cap_.mpsmin > mps) {
@@ -545,7 +535,7 @@ void linux_probe::probe(const PhaseNames& names) {
   if (rc != 0) return failed(rc);
 
   // Admin phase: Identify Controller, Set Features (Number of Queues), Create I/O CQ and SQ.
-  ph = rec.add_phase(Phase{names.admin, index_, now_rel(), 0, 0, 0});
+  ph = rec.add_phase(Phase{*names.admin, index_, now_rel(), 0, 0, 0});
   set_state(HostState::admin_commands);
   admin_command(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify);
   {
@@ -588,7 +578,7 @@ void linux_probe::shutdown() {
   // wait for SHST=complete bounded by shutdown_timeout (Identify RTD3E clamped as the release does).
   const KernelProfile& prof = s_.host->profile;
   Recorder& rec = *s_.recorder;
-  const size_t ph = rec.add_phase(Phase{"shutdown", index_, now_rel(), 0, 0, 0});
+  const size_t ph = rec.add_phase(Phase{linux_phase::kShutdown, index_, now_rel(), 0, 0, 0});
   if (granted_queues_ > 0) delete_io_queues();
   regs::Cc cc = regs::Cc::decode(ctrl_config_);
   cc.shn = s_.host->abrupt_shutdown ? regs::Shn::abrupt : regs::Shn::normal;
@@ -607,9 +597,10 @@ void linux_probe::shutdown() {
 void linux_probe::reset() {
   // `nvme reset` (NVME_IOCTL_RESET): nvme_dev_disable (delete I/O queues, disable and wait), then
   // the reset work runs the probe's configure path again from nvme_pci_enable.
-  static const PhaseNames kReset{nullptr, "reset_disable", "reset_enable", "reset_admin", "reset_namespace"};
+  using namespace linux_phase;
+  static const PhaseNames kReset{nullptr, &kResetDisable, &kResetEnable, &kResetAdmin, &kResetNamespace};
   Recorder& rec = *s_.recorder;
-  const size_t ph = rec.add_phase(Phase{"reset_teardown", index_, now_rel(), 0, 0, 0});
+  const size_t ph = rec.add_phase(Phase{linux_phase::kResetTeardown, index_, now_rel(), 0, 0, 0});
   if (granted_queues_ > 0) delete_io_queues();
   const int rc = disable(ph);
   rec.phase(ph).end_ps = now_rel();

@@ -13,19 +13,21 @@
 #include "host/host_params.hpp"
 #include "models/controller_params.hpp"
 #include "models/nvme_regs.hpp"
-#include "models/recorder.hpp"
-#include "models/rng.hpp"
+#include "core/recorder.hpp"
+#include "core/rng.hpp"
 
 namespace nvmesim {
 
-/// How a controller's probe ended (`status` in the timeline).
-enum class ProbeStatus : uint8_t {
-  ok,      ///< reached the queues line
-  enodev,  ///< -ENODEV: not ready by the deadline, or CSTS read all ones
-  eintr,   ///< -EINTR: a fatal signal during a wait
-  fatal,   ///< CSTS.CFS set
-};
-const char* to_string(ProbeStatus s);
+/// The phases the Linux probe records (`phases` in the timeline), in the order the per-phase
+/// summaries list them: the boot's probe, the shutdown, `nvme reset`, the next boot's probe.
+namespace linux_phase {
+inline constexpr PhaseId kPreProbe{0, "pre_probe"}, kDisable{1, "disable"}, kEnable{2, "enable"},
+    kAdmin{3, "admin"}, kNamespace{4, "namespace"}, kShutdown{5, "shutdown"}, kResetTeardown{6, "reset_teardown"},
+    kResetDisable{7, "reset_disable"}, kResetEnable{8, "reset_enable"}, kResetAdmin{9, "reset_admin"},
+    kResetNamespace{10, "reset_namespace"}, kRebootPreProbe{11, "reboot_pre_probe"},
+    kRebootDisable{12, "reboot_disable"}, kRebootEnable{13, "reboot_enable"}, kRebootAdmin{14, "reboot_admin"},
+    kRebootNamespace{15, "reboot_namespace"};
+}  // namespace linux_phase
 
 /// What the probing host thread is doing, as the integer of linux_probe::state_sig (--vcd).
 enum class HostState : uint8_t {
@@ -101,7 +103,7 @@ class linux_probe : public sc_core::sc_module {
 
  private:
   struct PhaseNames {
-    const char *pre_probe, *disable, *enable, *admin, *ns;
+    const PhaseId *pre_probe, *disable, *enable, *admin, *ns;  // pre_probe: nullptr when the path has none
   };
   void run();  // SC_THREAD
   // The probe from driver init (with pre_probe) or from nvme_pci_enable (reset's configure path).

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "models/distribution.hpp"
+#include "core/distribution.hpp"
 #include "models/nvme_regs.hpp"
 
 namespace nvmesim {

@@ -21,8 +21,8 @@
 
 #include "models/controller_params.hpp"
 #include "models/nvme_regs.hpp"
-#include "models/recorder.hpp"
-#include "models/rng.hpp"
+#include "core/recorder.hpp"
+#include "core/rng.hpp"
 
 namespace nvmesim {
 

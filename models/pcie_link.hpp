@@ -13,7 +13,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "models/controller_params.hpp"
-#include "models/rng.hpp"
+#include "core/rng.hpp"
 
 namespace nvmesim {
 

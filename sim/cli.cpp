@@ -13,9 +13,9 @@
 #include "sim/output.hpp"
 #include "sim/runner.hpp"
 #include "sim/scenario.hpp"
-#include "sim/signals.hpp"
+#include "core/signals.hpp"
 #include "sim/sweep.hpp"
-#include "sim/version.hpp"
+#include "core/version.hpp"
 
 namespace po = boost::program_options;
 

@@ -6,8 +6,8 @@
 #include <regex>
 
 #include "sim/scenario.hpp"
-#include "sim/stats.hpp"
-#include "sim/version.hpp"
+#include "core/stats.hpp"
+#include "core/version.hpp"
 
 namespace nvmesim {
 

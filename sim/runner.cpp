@@ -13,10 +13,10 @@
 
 #include "sim/dmesg_output.hpp"
 #include "sim/output.hpp"
-#include "sim/sketch.hpp"
+#include "core/sketch.hpp"
 #include "sim/vcd_output.hpp"
-#include "sim/signals.hpp"
-#include "sim/version.hpp"
+#include "core/signals.hpp"
+#include "core/version.hpp"
 
 namespace nvmesim {
 
@@ -45,22 +45,26 @@ struct CountStats {
 struct VariantAccumulator {
   QuantileSketch probe_ps, critical_ps, namespace_ps, workload_ps;
   QuantileSketch delta_ps;  // paired delta to the baseline, trials where both probes succeeded
-  uint64_t counts[4] = {0, 0, 0, 0};
+  StatusCounts counts{};
   struct PhaseStats {
-    const char* name;
+    PhaseId id;
     CountStats polls, sleeps;
   };
-  std::vector<PhaseStats> phases;  // a handful; found by name without building a std::string
-  PhaseStats& phase(const char* name) {
+  std::vector<PhaseStats> phases;  // every phase recorded; a handful, found by name without building a std::string
+  PhaseStats& phase(const PhaseId& id) {
     for (auto& p : phases)
-      if (p.name == name || std::strcmp(p.name, name) == 0) return p;
-    phases.push_back(PhaseStats{name, {}, {}});
+      if (p.id.name == id.name || std::strcmp(p.id.name, id.name) == 0) return p;
+    phases.push_back(PhaseStats{id, {}, {}});
     return phases.back();
   }
-  const PhaseStats* find_phase(const char* name) const {
-    for (const auto& p : phases)
-      if (std::strcmp(p.name, name) == 0) return &p;
-    return nullptr;
+  /// The phases in the order their recorder declared (PhaseId::order, then name).
+  std::vector<const PhaseStats*> in_order() const {
+    std::vector<const PhaseStats*> out;
+    for (const auto& p : phases) out.push_back(&p);
+    std::sort(out.begin(), out.end(), [](const PhaseStats* a, const PhaseStats* b) {
+      return a->id.order != b->id.order ? a->id.order < b->id.order : std::strcmp(a->id.name, b->id.name) < 0;
+    });
+    return out;
   }
 };
 
@@ -120,7 +124,7 @@ ojson tool_json() {
 ojson summary_json(const VariantReport& r) {
   ojson s;
   ojson st;
-  for (int i = 0; i < 4; ++i) st[to_string(static_cast<ProbeStatus>(i))] = r.status_counts[i];
+  for (size_t i = 0; i < r.status_counts.size(); ++i) st[to_string(static_cast<ProbeStatus>(i))] = r.status_counts[i];
   s["trials"] = r.probe_ms.count;
   s["status"] = st;
   s["probe_ms"] = to_json(r.probe_ms);
@@ -226,7 +230,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
   size_t v_index = 0;
   uint64_t k = 0;
   system.next_trial = [&](TrialRequest& req) {
-    if (stop_requested()) return false;  // SIGINT/SIGTERM: stop between trials (sim/signals.hpp)
+    if (stop_requested()) return false;  // SIGINT/SIGTERM: stop between trials (core/signals.hpp)
     if (v_index >= sc.variants.size()) return false;
     if (k >= sc.trials) {
       ++v_index;
@@ -248,20 +252,16 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
     VariantAccumulator& a = acc[i];
     VariantReport r;
     r.name = sc.variants[i].name;
-    std::copy(std::begin(a.counts), std::end(a.counts), std::begin(r.status_counts));
+    r.status_counts = a.counts;
     // Sketches hold picoseconds: 1e9 of them make a millisecond.
     r.probe_ms = a.probe_ps.summary(1e9);
     r.critical_path_ms = a.critical_ps.summary(1e9);
     r.namespace_ms = a.namespace_ps.summary(1e9);
     r.workload_ms = a.workload_ps.summary(1e9);
     r.phases = ojson::object();
-    for (const char* name : {"pre_probe", "disable", "enable", "admin", "namespace", "shutdown", "reset_teardown",
-                             "reset_disable", "reset_enable", "reset_admin", "reset_namespace", "reboot_pre_probe",
-                             "reboot_disable", "reboot_enable", "reboot_admin", "reboot_namespace"}) {
-      const auto* ph = a.find_phase(name);
-      if (!ph) continue;
-      r.phases[name]["polls"] = ph->polls.json();
-      r.phases[name]["sleeps"] = ph->sleeps.json();
+    for (const auto* ph : a.in_order()) {
+      r.phases[ph->id.name]["polls"] = ph->polls.json();
+      r.phases[ph->id.name]["sleeps"] = ph->sleeps.json();
     }
     if (out && opt.format == OutputFormat::json)
       out->write("],\"summary\":" + summary_json(r).dump() + "}" + (i + 1 < sc.variants.size() ? "," : ""));
@@ -273,7 +273,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
     a.critical_ps.add(res.critical_path_ps);
     if (res.namespace_ps >= 0 && variant_reports_namespace(*req.variant)) a.namespace_ps.add(res.namespace_ps);
     if (res.workload_ps >= 0) a.workload_ps.add(res.workload_ps);
-    ++a.counts[static_cast<int>(res.status)];
+    ++a.counts[static_cast<size_t>(res.status)];
     if (baseline) {
       // Trial k of variant 0 is in the spill file before trial k of any other variant runs.
       if (req.variant_index == 0) {
@@ -287,7 +287,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
       }
     }
     for (const Phase& p : res.recorder->phases()) {
-      auto& ps = a.phase(p.name);
+      auto& ps = a.phase(p.id);
       ps.polls.add(p.polls);
       ps.sleeps.add(p.sleeps);
     }
@@ -376,7 +376,7 @@ void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
                 "failed", "probe p50", "p90", "p99", "mean", "sleeps", "polls");
   os << line;
   for (const auto& v : rep.variants) {
-    const uint64_t failed = v.status_counts[1] + v.status_counts[2] + v.status_counts[3];
+    const uint64_t failed = failed_trials(v.status_counts);
     double sleeps = 0, polls = 0;
     for (const char* ph : {"disable", "enable"}) {
       if (v.phases.contains(ph)) {
@@ -385,7 +385,7 @@ void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
       }
     }
     std::snprintf(line, sizeof line, "%-*s %8llu %8llu %10.3f %10.3f %10.3f %10.3f %8.2f %8.2f\n", static_cast<int>(w),
-                  v.name.c_str(), static_cast<unsigned long long>(v.status_counts[0]),
+                  v.name.c_str(), static_cast<unsigned long long>(v.status_counts[static_cast<size_t>(ProbeStatus::ok)]),
                   static_cast<unsigned long long>(failed), v.probe_ms.p50, v.probe_ms.p90, v.probe_ms.p99,
                   v.probe_ms.mean, sleeps, polls);
     os << line;

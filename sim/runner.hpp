@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/scenario.hpp"
-#include "sim/stats.hpp"
+#include "core/stats.hpp"
 #include "sim/trace_output.hpp"
 
 namespace nvmesim {
@@ -32,7 +32,7 @@ struct RunOptions {
 /// Per-variant results, for the table and for tests.
 struct VariantReport {
   std::string name;
-  uint64_t status_counts[4] = {0, 0, 0, 0};  ///< by ProbeStatus
+  StatusCounts status_counts{};              ///< trials by ProbeStatus
   Summary probe_ms, critical_path_ms;
   Summary namespace_ms;  ///< first usable namespace (count 0 unless reported)
   Summary workload_ms;   ///< shutdown / reset / reboot part (count 0 for the probe workload)
@@ -48,7 +48,7 @@ struct RunReport {
 };
 
 /// Runs the scenario. Throws IoError when an output cannot be written (nothing is left behind)
-/// and InputError when a trial exceeds a safety limit; Interrupted (sim/signals.hpp) when SIGINT or
+/// and InputError when a trial exceeds a safety limit; Interrupted (core/signals.hpp) when SIGINT or
 /// SIGTERM arrived under a StopSignals guard (checked between trials). Call at most once per process (SystemC
 /// allows one elaboration).
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options);

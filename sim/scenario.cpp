@@ -10,133 +10,16 @@
 #include <sstream>
 #include <sys/stat.h>
 
-#include "sim/duration.hpp"
+#include "core/duration.hpp"
+#include "core/json_reader.hpp"
 
 namespace nvmesim {
 
 using ojson = nlohmann::ordered_json;
 
-std::string pointer_text(const std::string& ptr) { return ptr.empty() ? "/" : ptr; }
-
-std::string escape_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
-const char* type_name(const ojson& j) {
-  switch (j.type()) {
-    case ojson::value_t::null: return "null";
-    case ojson::value_t::object: return "an object";
-    case ojson::value_t::array: return "an array";
-    case ojson::value_t::string: return "a string";
-    case ojson::value_t::boolean: return "a boolean";
-    case ojson::value_t::number_integer:
-    case ojson::value_t::number_unsigned: return "an integer";
-    case ojson::value_t::number_float: return "a number";
-    default: return "a value";
-  }
-}
-
-
 namespace {
 
-
-/// A JSON value with its place in a file, for reading with errors that name both.
-class Node {
- public:
-  Node(const ojson& j, std::string source, std::string ptr)
-      : j_(j), source_(std::move(source)), ptr_(std::move(ptr)) {}
-
-  [[noreturn]] void fail(const std::string& msg) const {
-    throw InputError(source_ + ": " + pointer_text(ptr_) + ": " + msg);
-  }
-  const ojson& json() const { return j_; }
-  const std::string& ptr() const { return ptr_; }
-
-  bool has(const char* key) const { return j_.is_object() && j_.contains(key); }
-  Node at(const char* key) const { return Node(j_.at(key), source_, ptr_ + "/" + escape_token(key)); }
-  Node at(size_t i) const { return Node(j_.at(i), source_, ptr_ + "/" + std::to_string(i)); }
-
-  void require_object(const std::vector<std::string>& allowed) const {
-    if (!j_.is_object()) fail(std::string("must be an object, not ") + type_name(j_));
-    for (const auto& [key, value] : j_.items()) {
-      (void)value;
-      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-      std::string msg = "unknown key \"" + key + "\"";
-      const std::string near = did_you_mean(key, allowed);
-      if (!near.empty()) msg += "; did you mean \"" + near + "\"?";
-      msg += " Allowed keys: ";
-      for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + allowed[i];
-      Node(value, source_, ptr_ + "/" + escape_token(key)).fail(msg);
-    }
-  }
-  const ojson& array() const {
-    if (!j_.is_array()) fail(std::string("must be an array, not ") + type_name(j_));
-    return j_;
-  }
-  std::string str() const {
-    if (!j_.is_string()) fail(std::string("must be a string, not ") + type_name(j_));
-    return j_.get<std::string>();
-  }
-  bool boolean() const {
-    if (!j_.is_boolean()) fail(std::string("must be true or false, not ") + type_name(j_));
-    return j_.get<bool>();
-  }
-  int64_t integer(int64_t lo, int64_t hi) const {
-    if (!j_.is_number_integer())
-      fail(std::string("must be an integer from ") + std::to_string(lo) + " to " + std::to_string(hi) +
-           ", not " + type_name(j_));
-    if (j_.is_number_unsigned() && j_.get<uint64_t>() > static_cast<uint64_t>(hi))
-      fail("must be from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not " +
-           std::to_string(j_.get<uint64_t>()));
-    const int64_t v = j_.get<int64_t>();
-    if (v < lo || v > hi) fail("must be from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                               ", not " + std::to_string(v));
-    return v;
-  }
-  double number(double lo, double hi) const {
-    if (!j_.is_number()) fail(std::string("must be a number, not ") + type_name(j_));
-    const double v = j_.get<double>();
-    if (!std::isfinite(v) || v < lo || v > hi) {
-      std::ostringstream o;
-      o << "must be a number from " << lo << " to " << hi;
-      fail(o.str());
-    }
-    return v;
-  }
-  int64_t duration_ps() const {
-    if (!j_.is_string())
-      fail(std::string("must be a duration string with a unit such as \"100ms\", not ") + type_name(j_) +
-           (j_.is_number() ? " (a number has no unit: write e.g. \"" + j_.dump() + "ms\" or \"" + j_.dump() + "us\")" : ""));
-    try {
-      return parse_duration_ps(j_.get<std::string>());
-    } catch (const ParseError& e) {
-      fail(e.what());
-    }
-  }
-  template <class T>
-  T choice(const std::vector<std::pair<std::string, T>>& options) const {
-    const std::string s = str();
-    std::vector<std::string> names;
-    for (const auto& [name, value] : options) {
-      if (name == s) return value;
-      names.push_back(name);
-    }
-    std::string msg = "\"" + s + "\" is not allowed; allowed: ";
-    for (size_t i = 0; i < names.size(); ++i) msg += (i ? ", " : "") + ("\"" + names[i] + "\"");
-    fail(msg);
-  }
-
- private:
-  const ojson& j_;
-  std::string source_;
-  std::string ptr_;
-};
+using Node = JsonNode;
 
 // ---- distributions ---------------------------------------------------------------------------
 
@@ -564,152 +447,6 @@ const std::vector<std::string> kTopKeys = {"schema", "name", "description", "see
 
 }  // namespace
 
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  size_t best_d = 3;
-  for (const auto& c : candidates) {
-    // Levenshtein distance
-    std::vector<size_t> prev(c.size() + 1), cur(c.size() + 1);
-    for (size_t j = 0; j <= c.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= word.size(); ++i) {
-      cur[0] = i;
-      for (size_t j = 1; j <= c.size(); ++j)
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (word[i - 1] == c[j - 1] ? 0 : 1)});
-      std::swap(prev, cur);
-    }
-    size_t d = prev[c.size()];
-    if (d > 0 && word.size() >= 3 && c.rfind(word, 0) == 0) d = std::min<size_t>(d, 1);
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  return best;
-}
-
-std::string read_text_file(const std::string& path, size_t max_bytes) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw InputError(path + ": cannot read: it is a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
-  std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > max_bytes)
-      throw InputError(path + ": file is larger than the limit of " + std::to_string(max_bytes) + " bytes");
-  }
-  if (in.bad()) throw InputError(path + ": read error: " + std::strerror(errno));
-  return text;
-}
-
-void check_nesting_depth(const std::string& text, const std::string& source) {
-  size_t depth = 0, line = 1, col = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\n') {
-      ++line;
-      col = 0;
-    } else {
-      ++col;
-    }
-    if (in_string) {
-      if (c == '\\') {
-        ++i;  // an escaped character (a newline cannot be escaped in JSON)
-        ++col;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
-    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-      for (i += 2; i < text.size() && !(text[i] == '*' && i + 1 < text.size() && text[i + 1] == '/'); ++i) {
-        if (text[i] == '\n') {
-          ++line;
-          col = 0;
-        } else {
-          ++col;
-        }
-      }
-      ++i;
-      col += 2;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxNestingDepth)
-        throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                         ": JSON nested deeper than " + std::to_string(kMaxNestingDepth) +
-                         " levels; a scenario needs fewer than 10");
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-}
-
-ojson parse_json_text(const std::string& text, const std::string& source) {
-  // Deeply nested values would exhaust the stack in the recursive copy, merge and dump of the
-  // document (100000 levels crashed nvmesim validate): refuse them before parsing.
-  check_nesting_depth(text, source);
-  try {
-    // A repeated key would silently keep its last value ({"min": ..., "min": ...}): an error.
-    std::vector<std::vector<std::string>> keys;
-    std::string duplicate;
-    const ojson::parser_callback_t check_keys = [&](int depth, ojson::parse_event_t event, ojson& parsed) {
-      (void)depth;
-      if (event == ojson::parse_event_t::object_start) keys.emplace_back();
-      else if (event == ojson::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-      else if (event == ojson::parse_event_t::key && !keys.empty() && duplicate.empty()) {
-        const std::string k = parsed.get<std::string>();
-        auto& seen = keys.back();
-        if (std::find(seen.begin(), seen.end(), k) != seen.end()) duplicate = k;
-        else seen.push_back(k);
-      }
-      return true;
-    };
-    ojson doc = ojson::parse(text, check_keys, true, /*ignore_comments=*/true);
-    if (!duplicate.empty())
-      throw InputError(source + ": the key \"" + duplicate +
-                       "\" appears twice in one object; JSON objects must not repeat a key (the later value would win)");
-    return doc;
-  } catch (const ojson::parse_error& e) {
-    // Turn the byte offset into line and column.
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    std::string what = e.what();
-    const size_t colon = what.find(": ", what.find("parse error"));
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": JSON syntax error: " + what);
-  } catch (const ojson::out_of_range& e) {
-    // A number beyond the range of a double (1e400): nlohmann names the token, not its place.
-    std::string what = e.what();
-    const size_t q1 = what.find('\''), q2 = what.rfind('\'');
-    const std::string token = q1 != std::string::npos && q2 > q1 ? what.substr(q1 + 1, q2 - q1 - 1) : "";
-    size_t line = 1, col = 1;
-    const size_t at = token.empty() ? std::string::npos : text.find(token);
-    for (size_t i = 0; at != std::string::npos && i < at; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": JSON number " + token +
-                     " is out of range; numbers must be finite (at most about 1.8e308)");
-  }
-}
-
 SetPatch parse_set(const std::string& text) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos || text.empty() || text[0] != '/')
@@ -749,13 +486,12 @@ Scenario load_scenario_text(const std::string& text, const std::string& source, 
     return load_scenario_unattributed(text, source, options);
   } catch (const InputError& e) {
     // An error at (or inside) a value that --set put there: say so, the file is not to blame.
-    const std::string msg = e.what(), prefix = source + ": ";
-    if (msg.rfind(prefix, 0) == 0) {
-      const std::string rest = msg.substr(prefix.size());
-      const std::string ptr = rest.substr(0, rest.find(": "));
+    if (e.has_pointer() && e.source() == source) {
+      const std::string ptr = pointer_text(e.pointer());
       for (const auto& set : options.sets) {
         if (ptr == set.pointer || ptr.rfind(set.pointer + "/", 0) == 0)
-          throw InputError(msg + " (this value comes from --set " + set.pointer + "=" + set.value.dump() + ")");
+          throw InputError(source, e.pointer(),
+                           e.message() + " (this value comes from --set " + set.pointer + "=" + set.value.dump() + ")");
       }
     }
     throw;
@@ -845,16 +581,11 @@ Scenario load_scenario_unattributed(const std::string& text, const std::string& 
         sc.variants.push_back(read_variant(Node(merged, source, ""), name));
       } catch (const InputError& e) {
         // Re-anchor the error at the patch when the patch holds the offending location.
-        std::string msg = e.what();
-        const std::string prefix = source + ": ";
-        if (msg.rfind(prefix, 0) == 0) {
-          std::string rest = msg.substr(prefix.size());
-          const std::string ptr = rest.substr(0, rest.find(": "));
-          if (patch_contains(patch, ptr == "/" ? "" : ptr))
-            throw InputError(prefix + v.ptr() + "/patch" + (ptr == "/" ? "" : ptr) + rest.substr(ptr.size()));
-          throw InputError(prefix + v.ptr() + "/patch: the patched scenario is invalid at " + rest);
-        }
-        throw;
+        if (!e.has_pointer() || e.source() != source) throw;
+        const std::string ptr = e.pointer() == "/" ? "" : e.pointer();  // the key "" reads as the root, as it always did
+        if (patch_contains(patch, ptr)) throw InputError(source, v.ptr() + "/patch" + ptr, e.message());
+        throw InputError(source, v.ptr() + "/patch",
+                         "the patched scenario is invalid at " + pointer_text(e.pointer()) + ": " + e.message());
       }
     }
   }

@@ -3,23 +3,16 @@
 // errors that name the file and the JSON pointer, `--set` patches, and variants (JSON merge
 // patches over the scenario, RFC 7386) resolved into typed parameters.
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.hpp"
 #include "host/host_params.hpp"
 #include "models/controller_params.hpp"
 
 namespace nvmesim {
-
-/// Bad input: the message is "SOURCE: /json/pointer: what is wrong and what is allowed" (or
-/// "SOURCE:LINE:COLUMN: ..." for syntax errors). The CLI prints it and exits with status 2.
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// What the host does in a trial (`workload`): every trial starts with the boot's probe;
 /// "shutdown" then shuts the live controllers down (serially, or all at once with
@@ -86,29 +79,5 @@ Scenario load_scenario_file(const std::string& path, const LoadOptions& options 
 /// The same from text; `source` names it in error messages.
 Scenario load_scenario_text(const std::string& text, const std::string& source,
                             const LoadOptions& options = {});
-
-/// Deepest nesting of arrays and objects a JSON input may have (the scenario needs 6).
-inline constexpr size_t kMaxNestingDepth = 64;
-
-/// Throws InputError "SOURCE:LINE:COLUMN: JSON nested deeper than ..." when `text` nests arrays
-/// and objects deeper than kMaxNestingDepth (strings and comments are skipped).
-void check_nesting_depth(const std::string& text, const std::string& source);
-
-/// Parses JSON with comments, turning syntax errors into "SOURCE:LINE:COLUMN: ..." InputErrors,
-/// and refusing nesting deeper than kMaxNestingDepth.
-nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source);
-
-/// Reads a whole file (at most `max_bytes`). Throws InputError when it cannot.
-std::string read_text_file(const std::string& path, size_t max_bytes = 16u << 20);
-
-/// "/" for the root pointer "", else `ptr` (for messages).
-std::string pointer_text(const std::string& ptr);
-/// A key escaped as a JSON pointer reference token (RFC 6901: "~" -> "~0", "/" -> "~1").
-std::string escape_token(const std::string& key);
-/// "an object", "a string", "an integer", ... for messages.
-const char* type_name(const nlohmann::ordered_json& j);
-
-/// The closest of `candidates` to `word` within edit distance 2 (or a prefix), or "".
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace nvmesim

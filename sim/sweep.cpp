@@ -7,8 +7,9 @@
 #include <set>
 #include <unordered_set>
 
-#include "models/rng.hpp"
-#include "sim/duration.hpp"
+#include "core/rng.hpp"
+#include "core/duration.hpp"
+#include "core/json_reader.hpp"
 #include "sim/scenario.hpp"
 
 namespace nvmesim {
@@ -19,48 +20,7 @@ __extension__ typedef __int128 i128;
 namespace {
 
 
-/// A value of the sweep file with its JSON pointer, for errors that name both (the sweep's
-/// counterpart of the scenario loader's Node).
-class SNode {
- public:
-  SNode(const ojson& j, const std::string& source, std::string ptr) : j_(j), source_(source), ptr_(std::move(ptr)) {}
-  [[noreturn]] void fail(const std::string& msg) const {
-    throw InputError(source_ + ": " + pointer_text(ptr_) + ": " + msg);
-  }
-  const ojson& json() const { return j_; }
-  const std::string& ptr() const { return ptr_; }
-  bool has(const char* key) const { return j_.is_object() && j_.contains(key); }
-  SNode at(const std::string& key) const { return SNode(j_.at(key), source_, ptr_ + "/" + escape_token(key)); }
-  SNode at(size_t i) const { return SNode(j_.at(i), source_, ptr_ + "/" + std::to_string(i)); }
-  void require_object(const std::vector<std::string>& allowed) const {
-    if (!j_.is_object()) fail(std::string("must be an object, not ") + type_name(j_));
-    for (const auto& [key, value] : j_.items()) {
-      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-      std::string msg = "unknown key \"" + key + "\"";
-      const std::string near = did_you_mean(key, allowed);
-      if (!near.empty()) msg += "; did you mean \"" + near + "\"?";
-      msg += " Allowed keys: ";
-      for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + allowed[i];
-      SNode(value, source_, ptr_ + "/" + escape_token(key)).fail(msg);
-    }
-  }
-  std::string str() const {
-    if (!j_.is_string()) fail(std::string("must be a string, not ") + type_name(j_));
-    return j_.get<std::string>();
-  }
-  int64_t integer(int64_t lo, int64_t hi) const {
-    if (!j_.is_number_integer() || (j_.is_number_unsigned() && j_.get<uint64_t>() > static_cast<uint64_t>(hi)) ||
-        j_.get<int64_t>() < lo || j_.get<int64_t>() > hi)
-      fail("must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not " +
-           (j_.is_number_integer() ? j_.dump() : std::string(type_name(j_))));
-    return j_.get<int64_t>();
-  }
-
- private:
-  const ojson& j_;
-  const std::string& source_;
-  std::string ptr_;
-};
+using SNode = JsonNode;  // a value of the sweep file with its place
 
 std::vector<std::string> tokens_of(const std::string& ptr) {
   std::vector<std::string> out;
@@ -144,7 +104,7 @@ std::vector<ojson> expand_range(const SNode& n) {
   if (!ends.json().is_array() || ends.json().size() != 2)
     ends.fail("must be [from, to]: two durations (\"100us\") or two numbers");
   if (!n.has("count")) n.fail("a range needs \"count\": the number of values, from 1 to " + std::to_string(kMaxAxisValues));
-  const int64_t count = n.at("count").integer(1, static_cast<int64_t>(kMaxAxisValues));
+  const int64_t count = n.at("count").integer_in(1, static_cast<int64_t>(kMaxAxisValues));
   const SNode a = ends.at(size_t{0}), b = ends.at(size_t{1});
   std::vector<ojson> out;
   const auto frac = [&](int64_t i) { return count == 1 ? 0.0L : static_cast<long double>(i) / static_cast<long double>(count - 1); };
@@ -240,21 +200,16 @@ SweepAxis read_axis(const SNode& n, const std::string& pointer, bool zip) {
 const char* const kMark = "\x01sweep-point";
 
 /// Validates `doc` with the scenario loader. On an error, `translate(ptr, message)` turns the
-/// location inside `doc` into a message that names the place in the files the user wrote.
+/// location inside `doc` into the InputError that names the place in the files the user wrote.
 template <class F>
 void validate_scenario(const ojson& doc, const F& translate) {
   try {
     (void)load_scenario_text(doc.dump(), kMark);
   } catch (const InputError& e) {
-    const std::string msg = e.what();
-    const std::string prefix = std::string(kMark) + ": ";
-    if (msg.rfind(prefix, 0) != 0) throw;
-    const std::string rest = msg.substr(prefix.size());
-    const size_t sep = rest.find(": ");
-    std::string ptr = rest.substr(0, sep);
-    if (ptr == "/") ptr.clear();
-    if (ptr.empty() || ptr[0] == '/') throw InputError(translate(ptr, sep == std::string::npos ? rest : rest.substr(sep + 2)));
-    throw InputError(translate("", rest));
+    if (e.source() != kMark || e.line() != 0) throw;
+    // The key "" ("/") reads as the root, as it did when this read the message text.
+    const std::string ptr = !e.has_pointer() || e.pointer() == "/" ? "" : e.pointer();
+    throw translate(ptr, e.message());
   }
 }
 
@@ -405,9 +360,9 @@ Sweep load_sweep_text(const std::string& text, const std::string& source, const 
       root.at("base").fail(std::string("cannot read the base scenario: ") + e.what());
     }
     sw.base = parse_json_text(base_text, base_source);
-    if (!sw.base.is_object()) throw InputError(base_source + ": /: a scenario must be an object");
+    if (!sw.base.is_object()) throw InputError(base_source, "", "a scenario must be an object");
   }
-  if (root.has("trials")) sw.base["trials"] = root.at("trials").integer(1, static_cast<int64_t>(kMaxTrials));
+  if (root.has("trials")) sw.base["trials"] = root.at("trials").integer_in(1, static_cast<int64_t>(kMaxTrials));
 
   // Fixed changes to every point, applied before the axes.
   std::vector<std::string> set_ptrs;
@@ -424,9 +379,9 @@ Sweep load_sweep_text(const std::string& text, const std::string& source, const 
   // The base itself must be a valid scenario; errors name the base file or the "set" entry.
   validate_scenario(sw.base, [&](const std::string& ptr, const std::string& msg) {
     for (const auto& s : set_ptrs)
-      if (under(ptr, s)) return source + ": /set/" + escape_token(s) + ptr.substr(s.size()) + ": " + msg;
-    if (inline_base) return source + ": /scenario" + ptr + ": " + msg;
-    return base_source + ": " + pointer_text(ptr) + ": " + msg;
+      if (under(ptr, s)) return InputError(source, "/set/" + escape_token(s) + ptr.substr(s.size()), msg);
+    if (inline_base) return InputError(source, "/scenario" + ptr, msg);
+    return InputError(base_source, ptr, msg);
   });
   if (sw.base.contains("trials")) sw.trials = sw.base["trials"].get<uint64_t>();
 
@@ -504,13 +459,13 @@ Sweep load_sweep_text(const std::string& text, const std::string& source, const 
         const ojson& v = p.parameters[a.pointer];
         if (a.listed) {
           const size_t vi = static_cast<size_t>(std::find(a.values.begin(), a.values.end(), v) - a.values.begin());
-          return source + ": " + a.file_pointer + "/" + std::to_string(vi) + ptr.substr(a.pointer.size()) + ": " + msg +
-                 where;
+          return InputError(source, a.file_pointer + "/" + std::to_string(vi) + ptr.substr(a.pointer.size()), msg + where);
         }
-        return source + ": " + a.file_pointer + ": the value " + v.dump() + " at " + pointer_text(ptr) + ": " + msg + where;
+        return InputError(source, a.file_pointer,
+                          "the value " + v.dump() + " at " + pointer_text(ptr) + ": " + msg + where);
       }
-      return source + ": the scenario of point " + std::to_string(i) + " " + p.parameters.dump() + " is invalid at " +
-             pointer_text(ptr) + ": " + msg;
+      return InputError::in_source(source, "the scenario of point " + std::to_string(i) + " " + p.parameters.dump() +
+                                               " is invalid at " + pointer_text(ptr) + ": " + msg);
     });
     sw.points.push_back(std::move(p));
   }

@@ -69,7 +69,7 @@ nlohmann::ordered_json point_parameters(const std::vector<SweepAxis>& axes, size
 /// The stable id of a point: "<slug>-<16 hex digits>", the slug made of the last pointer token
 /// and the scalar value of each parameter in pointer order ([A-Za-z0-9._] kept, other characters as '_', at most
 /// 60 characters), the digits the FNV-1a 64 hash of the parameters as compact JSON with sorted
-/// keys (fnv1a64 of models/rng.hpp). Independent of the order of the axes in the file; "base-<hash>" without axes.
+/// keys (fnv1a64 of core/rng.hpp). Independent of the order of the axes in the file; "base-<hash>" without axes.
 std::string point_id(const nlohmann::ordered_json& parameters);
 
 /// A slice of a sweep's points for one machine or task: index % count == index_of_shard.

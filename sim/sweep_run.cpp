@@ -24,9 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/output.hpp"
-#include "sim/scenario.hpp"
-#include "sim/version.hpp"
+#include "core/atomic_file.hpp"
+#include "core/json_text.hpp"
+#include "core/version.hpp"
 
 namespace nvmesim {
 

@@ -15,7 +15,7 @@
 #include "host/linux_probe.hpp"
 #include "models/nvme_controller.hpp"
 #include "models/pcie_link.hpp"
-#include "models/recorder.hpp"
+#include "core/recorder.hpp"
 #include "sim/scenario.hpp"
 
 namespace nvmesim {

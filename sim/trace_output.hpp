@@ -18,27 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "models/recorder.hpp"
+#include "core/recorder.hpp"
+#include "core/trial_selection.hpp"
 #include "sim/scenario.hpp"
 #include "sim/system.hpp"
 
 namespace nvmesim {
-
-/// A set of trial indices: "all", "none", or a comma-separated list of K and K-L (inclusive), e.g.
-/// "0,3,10-19". Throws InputError("OPTION: ...") for anything else.
-class TrialSelection {
- public:
-  TrialSelection() = default;
-  static TrialSelection parse(const std::string& text, const std::string& option);
-  bool contains(uint64_t trial) const;
-  bool all() const { return all_; }
-  const std::string& text() const { return text_; }
-
- private:
-  bool all_ = false;
-  std::vector<std::pair<uint64_t, uint64_t>> ranges_;
-  std::string text_;
-};
 
 /// Collects the selected trials (with their full event lists) and writes the trace at the end.
 /// Memory grows with the events of the selected trials only.

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "sim/version.hpp"
+#include "core/version.hpp"
 
 namespace nvmesim {
 

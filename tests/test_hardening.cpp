@@ -20,11 +20,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/duration.hpp"
+#include "core/duration.hpp"
 #include "sim/output.hpp"
 #include "sim/scenario.hpp"
-#include "sim/signals.hpp"
-#include "sim/version.hpp"
+#include "core/signals.hpp"
+#include "core/version.hpp"
 
 namespace fs = std::filesystem;
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <vector>
 
-#include "models/rng.hpp"
-#include "sim/sketch.hpp"
-#include "sim/stats.hpp"
+#include "core/rng.hpp"
+#include "core/sketch.hpp"
+#include "core/stats.hpp"
 
 using namespace nvmesim;
 

@@ -1,4 +1,4 @@
-#include "models/rng.hpp"
+#include "core/rng.hpp"
 
 namespace nvmesim {
 

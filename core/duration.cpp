@@ -1,4 +1,4 @@
-#include "sim/duration.hpp"
+#include "core/duration.hpp"
 
 #include <cctype>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "models/distribution.hpp"
+#include "core/distribution.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "models/rng.hpp"
+#include "core/rng.hpp"
 
 namespace nvmesim {
 

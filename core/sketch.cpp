@@ -1,4 +1,4 @@
-#include "sim/sketch.hpp"
+#include "core/sketch.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "sim/signals.hpp"
+#include "core/signals.hpp"
 
 #include <cstring>
 #include <unistd.h>

@@ -1,19 +1,61 @@
 #pragma once
 // What one trial leaves behind: its phases (always) and, for the trials chosen for full detail,
-// its event list (DESIGN section 8). Pure C++; both sides of the socket record here.
+// its event list (DESIGN section 8), and how it ended. Pure C++; both sides of the socket record
+// here, and every output reads it.
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "core/names.hpp"
 
 namespace nvmesim {
 
 /// Event kinds of the timeline (`kind` in nvmesim.timeline/1).
 enum class EventKind : uint8_t { mmio_read, mmio_write, sleep, state, admin_cmd, irq, message, warning };
+inline constexpr EnumName<EventKind> kEventKindNames[] = {
+    {EventKind::mmio_read, "mmio_read"}, {EventKind::mmio_write, "mmio_write"}, {EventKind::sleep, "sleep"},
+    {EventKind::state, "state"},         {EventKind::admin_cmd, "admin_cmd"},   {EventKind::irq, "irq"},
+    {EventKind::message, "message"},     {EventKind::warning, "warning"}};
 /// Which side produced an event (`src`).
 enum class EventSource : uint8_t { host, device, link };
+inline constexpr EnumName<EventSource> kEventSourceNames[] = {
+    {EventSource::host, "host"}, {EventSource::device, "device"}, {EventSource::link, "link"}};
 
-const char* to_string(EventKind k);
-const char* to_string(EventSource s);
+constexpr const char* to_string(EventKind k) { return key_in(kEventKindNames, k); }
+constexpr const char* to_string(EventSource s) { return key_in(kEventSourceNames, s); }
+
+/// How a controller's probe (or a later action on it) ended (`status` in the timeline).
+enum class ProbeStatus : uint8_t {
+  ok,      ///< reached the queues line (or the action's end)
+  enodev,  ///< -ENODEV: not ready by the deadline, or CSTS read all ones
+  eintr,   ///< -EINTR: a fatal signal during a wait, or an admin command timed out
+  fatal,   ///< CSTS.CFS set
+};
+/// The statuses in value order: the table also sizes the per-status counts (StatusCounts).
+inline constexpr EnumName<ProbeStatus> kProbeStatusNames[] = {
+    {ProbeStatus::ok, "ok"}, {ProbeStatus::enodev, "enodev"}, {ProbeStatus::eintr, "eintr"}, {ProbeStatus::fatal, "fatal"}};
+static_assert(in_value_order(kProbeStatusNames), "kProbeStatusNames indexes the status counts");
+constexpr const char* to_string(ProbeStatus s) { return key_in(kProbeStatusNames, s); }
+
+/// Trials per ProbeStatus, indexed by the status's value.
+using StatusCounts = std::array<uint64_t, std::size(kProbeStatusNames)>;
+/// The trials of `c` that did not end ok.
+inline uint64_t failed_trials(const StatusCounts& c) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < c.size(); ++i)
+    if (static_cast<ProbeStatus>(i) != ProbeStatus::ok) n += c[i];
+  return n;
+}
+
+/// A kind of phase, declared by whoever records it (a host driver declares the phases it
+/// records): its `name` in the outputs, and `order`, its place in the per-phase summaries, which
+/// list every phase a variant's trials recorded in increasing order.
+struct PhaseId {
+  uint16_t order = 0;
+  const char* name = "";
+};
 
 /// One timeline event. Times are picoseconds from the start of the trial (driver init).
 struct Event {
@@ -30,7 +72,7 @@ struct Event {
 
 /// One phase of a controller's probe (`phases` in the timeline).
 struct Phase {
-  const char* name = "";     ///< pre_probe, disable, enable, admin
+  PhaseId id;                ///< pre_probe, disable, enable, admin, ...
   int ctrl = 0;
   int64_t start_ps = 0;
   int64_t end_ps = 0;

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "sim/stats.hpp"
+#include "core/stats.hpp"
 
 namespace nvmesim {
 

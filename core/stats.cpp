@@ -1,4 +1,4 @@
-#include "sim/stats.hpp"
+#include "core/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
