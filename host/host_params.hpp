@@ -2,8 +2,8 @@
 // Everything the scenario says about the host (DESIGN section 7, `host`), in typed form.
 #include <cstdint>
 
-#include "host/kernel_profile.hpp"
-#include "host/kernel_timers.hpp"
+#include "host/linux/kernel_profile.hpp"
+#include "host/timers/kernel_timers.hpp"
 #include "core/distribution.hpp"
 
 namespace nvmesim {

@@ -39,10 +39,6 @@ enum class ControllerState : uint8_t {
 };
 const char* to_string(ControllerState s);
 
-/// Fixed host-memory address of the MSI-X message (the x86 local APIC window); the host's memory
-/// model raises the interrupt on a write there.
-inline constexpr uint64_t kMsixAddress = 0xFEE00000ull;
-
 class nvme_controller : public sc_core::sc_module {
  public:
   /// BAR0: 32- and 64-bit register reads and writes, doorbells.

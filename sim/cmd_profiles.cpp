@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <ostream>
 
-#include "host/kernel_profile.hpp"
+#include "host/linux/kernel_profile.hpp"
 #include "sim/cli.hpp"
 
 namespace po = boost::program_options;

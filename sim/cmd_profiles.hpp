@@ -1,5 +1,5 @@
 #pragma once
-// `nvmesim profiles`: the kernel profile table (host/kernel_profile.hpp) as text or JSON.
+// `nvmesim profiles`: the kernel profile table (host/linux/kernel_profile.hpp) as text or JSON.
 #include <iosfwd>
 #include <string>
 #include <vector>

@@ -12,7 +12,7 @@
 
 #include <systemc>
 
-#include "host/linux_probe.hpp"
+#include "host/linux/linux_probe.hpp"
 #include "models/nvme_controller.hpp"
 #include "models/pcie_link.hpp"
 #include "core/recorder.hpp"

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/kernel_profile.hpp"
+#include "host/linux/kernel_profile.hpp"
 #include "models/nvme_regs.hpp"
 #include "sim/cli.hpp"
 #include "sim/cmd_profiles.hpp"

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "host/kernel_timers.hpp"
-#include "host/sleep_policy.hpp"
+#include "host/timers/kernel_timers.hpp"
+#include "host/timers/sleep_policy.hpp"
 
 using namespace nvmesim;
 

@@ -1,4 +1,4 @@
-#include "host/linux_probe.hpp"
+#include "host/linux/linux_probe.hpp"
 
 #include <cerrno>
 #include <cstdio>

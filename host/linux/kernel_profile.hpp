@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "host/sleep_policy.hpp"
+#include "host/timers/sleep_policy.hpp"
 
 namespace nvmesim {
 

@@ -1,4 +1,4 @@
-#include "host/kernel_timers.hpp"
+#include "host/timers/kernel_timers.hpp"
 
 #include <algorithm>
 #include <cmath>

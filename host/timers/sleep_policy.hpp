@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "host/kernel_timers.hpp"
+#include "host/timers/kernel_timers.hpp"
 
 namespace nvmesim {
 

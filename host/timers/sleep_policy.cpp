@@ -1,4 +1,4 @@
-#include "host/sleep_policy.hpp"
+#include "host/timers/sleep_policy.hpp"
 
 #include <cctype>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "host/kernel_profile.hpp"
+#include "host/linux/kernel_profile.hpp"
 
 #include <cctype>
 #include <stdexcept>
