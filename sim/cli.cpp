@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "sim/cmd_dmesg.hpp"
-#include "sim/cmd_profiles.hpp"
+#include "tools/profiles.hpp"
 #include "sim/cmd_sweep.hpp"
 #include "sim/default_scenario.hpp"
 #include "sim/output.hpp"
 #include "sim/runner.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "core/signals.hpp"
-#include "sim/sweep.hpp"
+#include "sweep/sweep.hpp"
 #include "core/version.hpp"
 
 namespace po = boost::program_options;

@@ -4,9 +4,9 @@
 #include <ostream>
 
 #include "sim/cli.hpp"
-#include "sim/dmesg_reader.hpp"
+#include "tools/dmesg_reader.hpp"
 #include "sim/output.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace po = boost::program_options;
 

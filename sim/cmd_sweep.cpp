@@ -4,9 +4,9 @@
 #include <ostream>
 
 #include "sim/cli.hpp"
-#include "sim/scenario.hpp"
-#include "sim/sweep.hpp"
-#include "sim/sweep_run.hpp"
+#include "scenario/scenario.hpp"
+#include "sweep/sweep.hpp"
+#include "sweep/run.hpp"
 
 namespace po = boost::program_options;
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "core/stats.hpp"
 #include "sim/trace_output.hpp"
 

@@ -16,7 +16,7 @@
 #include "models/nvme_controller.hpp"
 #include "models/pcie_link.hpp"
 #include "core/recorder.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace nvmesim {
 

@@ -20,7 +20,7 @@
 
 #include "core/recorder.hpp"
 #include "core/trial_selection.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "sim/system.hpp"
 
 namespace nvmesim {

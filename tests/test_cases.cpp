@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/runner.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace nvmesim;
 

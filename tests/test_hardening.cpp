@@ -22,7 +22,7 @@
 
 #include "core/duration.hpp"
 #include "sim/output.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "core/signals.hpp"
 #include "core/version.hpp"
 

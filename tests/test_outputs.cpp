@@ -38,7 +38,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/dmesg_reader.hpp"
+#include "tools/dmesg_reader.hpp"
 
 namespace {
 std::string slurp(const std::string& path) {

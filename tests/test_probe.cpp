@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/runner.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace nvmesim;
 using json = nlohmann::json;

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "sim/cli.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace nvmesim;
 

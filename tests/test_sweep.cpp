@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/scenario.hpp"
-#include "sim/sweep.hpp"
+#include "scenario/scenario.hpp"
+#include "sweep/sweep.hpp"
 
 using nvmesim::InputError;
 using nvmesim::load_sweep_text;

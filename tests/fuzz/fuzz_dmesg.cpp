@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_hooks.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 // Until fuzz_hooks.cpp calls the real reader there is nothing to fuzz: say so and stop at once.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {

@@ -1,8 +1,8 @@
 // The fuzz entry points of the sweep loader and the dmesg reader (see fuzz_hooks.hpp).
 #include "fuzz_hooks.hpp"
 
-#include "sim/dmesg_reader.hpp"
-#include "sim/sweep.hpp"
+#include "tools/dmesg_reader.hpp"
+#include "sweep/sweep.hpp"
 
 namespace nvmesim::fuzz_hooks {
 

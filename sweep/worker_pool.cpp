@@ -1,4 +1,4 @@
-#include "sim/sweep_run.hpp"
+#include "sweep/run.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,11 +1,11 @@
-#include "sim/dmesg_reader.hpp"
+#include "tools/dmesg_reader.hpp"
 
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <regex>
 
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "core/stats.hpp"
 #include "core/version.hpp"
 

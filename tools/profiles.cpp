@@ -1,4 +1,4 @@
-#include "sim/cmd_profiles.hpp"
+#include "tools/profiles.hpp"
 
 #include <boost/program_options.hpp>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "sim/sweep.hpp"
+#include "sweep/sweep.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "core/rng.hpp"
 #include "core/duration.hpp"
 #include "core/json_reader.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace nvmesim {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/sweep.hpp"
+#include "sweep/sweep.hpp"
 
 namespace nvmesim {
 
