@@ -1,622 +1,74 @@
-#include "scenario/scenario.hpp"
-
-#include <algorithm>
-#include <cerrno>
-#include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
-#include <sys/stat.h>
+#include <string>
 
-#include "core/duration.hpp"
-#include "core/json_reader.hpp"
+#include "core/json_text.hpp"
+#include "scenario/loader_parts.hpp"
+#include "scenario/scenario.hpp"
 
 namespace nvmesim {
 
 using ojson = nlohmann::ordered_json;
+using scenario_detail::attribute_to_set;
+using scenario_detail::check_simulated_time_budget;
+using scenario_detail::read_variant;
+using scenario_detail::read_variants;
 
 namespace {
-
-using Node = JsonNode;
-
-// ---- distributions ---------------------------------------------------------------------------
-
-Distribution read_distribution(const Node& n);
-
-Distribution read_distribution_object(const Node& n) {
-  if (!n.json().is_object())
-    n.fail(std::string("must be a duration string (\"1ms\") or a distribution object {\"dist\": ...}, not ") +
-           type_name(n.json()) +
-           (n.json().is_number() ? " (a number has no unit: write e.g. \"" + n.json().dump() + "ms\")" : ""));
-  if (!n.has("dist"))
-    n.fail("a distribution object needs \"dist\": one of fixed, uniform, normal, lognormal, exponential, "
-           "empirical, quantiles, mixture");
-  const std::string kind = n.at("dist").str();
-  try {
-    if (kind == "fixed") {
-      n.require_object({"dist", "value"});
-      return Distribution::fixed(n.at("value").duration_ps());
-    }
-    if (kind == "uniform") {
-      n.require_object({"dist", "min", "max"});
-      const int64_t lo = n.at("min").duration_ps(), hi = n.at("max").duration_ps();
-      if (lo > hi) n.at("min").fail("uniform min must be <= max");
-      return Distribution::uniform(lo, hi);
-    }
-    if (kind == "normal") {
-      n.require_object({"dist", "mean", "sd", "min", "max"});
-      const double lo = n.has("min") ? static_cast<double>(n.at("min").duration_ps()) : 0.0;
-      const double hi = n.has("max") ? static_cast<double>(n.at("max").duration_ps()) : 1e300;
-      return Distribution::normal(static_cast<double>(n.at("mean").duration_ps()),
-                                  static_cast<double>(n.at("sd").duration_ps()), lo, hi);
-    }
-    if (kind == "lognormal") {
-      n.require_object({"dist", "median", "mu_ln_s", "sigma"});
-      if (!n.has("sigma")) n.fail("lognormal needs \"sigma\" (the sd of ln(value), a number >= 0)");
-      const double sigma = n.at("sigma").number(0, 20);
-      if (n.has("median") == n.has("mu_ln_s"))
-        n.fail("lognormal needs exactly one of \"median\" (a duration) or \"mu_ln_s\" (ln of the median in seconds)");
-      double median_ps;
-      if (n.has("median")) {
-        median_ps = static_cast<double>(n.at("median").duration_ps());
-      } else {
-        median_ps = std::exp(n.at("mu_ln_s").number(-60, 14)) * 1e12;
-      }
-      return Distribution::lognormal(median_ps, sigma);
-    }
-    if (kind == "exponential") {
-      n.require_object({"dist", "mean", "offset"});
-      return Distribution::exponential(static_cast<double>(n.at("mean").duration_ps()),
-                                       n.has("offset") ? n.at("offset").duration_ps() : 0);
-    }
-    if (kind == "empirical") {
-      n.require_object({"dist", "samples"});
-      if (!n.has("samples")) n.fail("empirical needs \"samples\": a list of durations");
-      const Node s = n.at("samples");
-      std::vector<int64_t> v;
-      for (size_t i = 0; i < s.array().size(); ++i) v.push_back(s.at(i).duration_ps());
-      if (v.empty()) s.fail("empirical needs at least one sample");
-      return Distribution::empirical(std::move(v));
-    }
-    if (kind == "quantiles") {
-      n.require_object({"dist", "points"});
-      if (!n.has("points")) n.fail("quantiles needs \"points\": [[p, duration], ...] with p from 0 to 1");
-      const Node pts = n.at("points");
-      std::vector<std::pair<double, int64_t>> v;
-      for (size_t i = 0; i < pts.array().size(); ++i) {
-        const Node pt = pts.at(i);
-        if (!pt.json().is_array() || pt.json().size() != 2) pt.fail("each point is [p, duration]");
-        v.emplace_back(pt.at(size_t{0}).number(0, 1), pt.at(size_t{1}).duration_ps());
-      }
-      return Distribution::quantiles(std::move(v));
-    }
-    if (kind == "mixture") {
-      n.require_object({"dist", "components"});
-      if (!n.has("components")) n.fail("mixture needs \"components\": [{\"weight\": w, \"latency\": ...}]");
-      const Node cs = n.at("components");
-      std::vector<std::pair<double, Distribution>> v;
-      for (size_t i = 0; i < cs.array().size(); ++i) {
-        const Node c = cs.at(i);
-        c.require_object({"weight", "latency"});
-        if (!c.has("weight") || !c.has("latency")) c.fail("a component needs \"weight\" and \"latency\"");
-        const double w = c.at("weight").number(0, 1e12);
-        if (w <= 0) c.at("weight").fail("weights must be > 0");
-        v.emplace_back(w, read_distribution(c.at("latency")));
-      }
-      return Distribution::mixture(std::move(v));
-    }
-  } catch (const std::invalid_argument& e) {
-    n.fail(e.what());
-  }
-  n.at("dist").fail("\"" + kind + "\" is not a distribution; allowed: fixed, uniform, normal, lognormal, "
-                    "exponential, empirical, quantiles, mixture");
-}
-
-Distribution read_distribution(const Node& n) {
-  if (n.json().is_string()) return Distribution::fixed(n.duration_ps());
-  return read_distribution_object(n);
-}
-
-// ---- sections --------------------------------------------------------------------------------
-
-uint8_t hex_nibble_or_fail(const Node& n, char c) {
-  if (c >= '0' && c <= '9') return static_cast<uint8_t>(c - '0');
-  if (c >= 'a' && c <= 'f') return static_cast<uint8_t>(c - 'a' + 10);
-  if (c >= 'A' && c <= 'F') return static_cast<uint8_t>(c - 'A' + 10);
-  n.fail("must be a hex string such as \"0x1d0f\"");
-}
-
-std::string read_pci_id(const Node& n) {
-  const std::string s = n.str();
-  if (s.size() != 9 || s[4] != ':') n.fail("must be \"vendor:device\" in hex, e.g. \"1d0f:8061\"");
-  for (size_t i = 0; i < s.size(); ++i)
-    if (i != 4) hex_nibble_or_fail(n, s[i]);
-  std::string lower = s;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower;
-}
-
-HostParams read_host(const Node& n) {
-  HostParams h;
-  std::string kernel = "5.7";
-  if (n.json().is_null()) n.fail("must be an object");
-  n.require_object({"kernel", "hz", "highres", "tick", "wakeup_latency", "background_irq_rate_hz",
-                    "init_to_probe", "driver", "overrides", "cpus", "max_polls_per_wait", "shutdown_timeout_s",
-                    "async_shutdown", "shutdown_notification", "bad_config", "max_events_per_trial"});
-  if (n.has("kernel")) {
-    const Node k = n.at("kernel");
-    if (k.json().is_number())
-      k.fail("must be a string such as \"5.7\" (as a JSON number 6.10 would read as 6.1; with --set, "
-             "quote it: --set '/host/kernel=\"6.10\"')");
-    kernel = k.str();
-    try {
-      h.kernel = KernelVersion::parse(kernel);
-      h.profile = profile_for(h.kernel);
-    } catch (const std::invalid_argument& e) {
-      k.fail(e.what());
-    }
-  } else {
-    h.kernel = KernelVersion::parse(kernel);
-    h.profile = profile_for(h.kernel);
-  }
-  if (n.has("hz")) {
-    const Node hz = n.at("hz");
-    const int64_t v = hz.integer(1, 10000);
-    if (v != 100 && v != 250 && v != 300 && v != 1000) hz.fail("must be one of 100, 250, 300, 1000 (CONFIG_HZ)");
-    h.timers.hz = static_cast<int>(v);
-  }
-  if (n.has("highres")) h.timers.highres = n.at("highres").boolean();
-  if (n.has("tick"))
-    h.timers.tick = n.at("tick").choice<TickMode>({{"nohz_idle", TickMode::nohz_idle}, {"periodic", TickMode::periodic}});
-  if (n.has("wakeup_latency")) h.wakeup_latency = read_distribution(n.at("wakeup_latency"));
-  if (n.has("background_irq_rate_hz")) h.timers.background_irq_rate_hz = n.at("background_irq_rate_hz").number(0, 1e7);
-  if (n.has("init_to_probe")) h.init_to_probe = read_distribution(n.at("init_to_probe"));
-  if (n.has("driver")) n.at("driver").choice<int>({{"linux", 0}});
-  if (n.has("cpus")) h.cpus = static_cast<uint32_t>(n.at("cpus").integer(1, 65536));
-  if (n.has("max_polls_per_wait")) h.max_polls_per_wait = static_cast<uint64_t>(n.at("max_polls_per_wait").integer(1, 1'000'000'000));
-  if (n.has("max_events_per_trial"))
-    h.max_events_per_trial = static_cast<uint64_t>(n.at("max_events_per_trial").integer(1, 1'000'000'000));
-  if (n.has("overrides")) {
-    const Node o = n.at("overrides");
-    o.require_object({"poll", "shutdown_poll", "deadline", "enable_timeout", "crime", "cc_sequence", "crto_warning",
-                      "msleep_extra_jiffy", "fsleep_613", "csts_in_message", "queues_line", "shutdown_wait",
-                      "delay_quirk_ids", "delay_quirk_model_rule", "flr_retry"});
-    auto policy = [](const Node& p) {
-      try {
-        return SleepPolicy::parse(p.str());
-      } catch (const std::invalid_argument& e) {
-        p.fail(e.what());
-      }
-    };
-    KernelProfile& pr = h.profile;
-    if (o.has("poll")) pr.poll = policy(o.at("poll"));
-    if (o.has("shutdown_poll")) pr.shutdown_poll = policy(o.at("shutdown_poll"));
-    auto pick = [&](const char* key, auto& field, auto... values) {
-      if (!o.has(key)) return;
-      using T = std::decay_t<decltype(field)>;
-      field = o.at(key).choice<T>({{key_of(values), values}...});
-    };
-    pick("deadline", pr.deadline, DeadlineForm::half_jiffies, DeadlineForm::whole_seconds);
-    pick("enable_timeout", pr.enable_timeout, EnableTimeout::cap_to, EnableTimeout::crto_instead,
-         EnableTimeout::crto_max);
-    pick("crime", pr.crime, CrimeRule::never, CrimeRule::if_crims, CrimeRule::if_crwms_and_crims);
-    pick("cc_sequence", pr.cc_sequence, CcSequence::single_write, CcSequence::en0_readback,
-         CcSequence::en0_readback_cap, CcSequence::en0_cap);
-    pick("shutdown_wait", pr.shutdown_wait, ShutdownWait::msleep_loop, ShutdownWait::wait_ready);
-    for (auto [key, field] : {std::pair<const char*, bool*>{"crto_warning", &pr.crto_warning},
-                              {"msleep_extra_jiffy", &pr.msleep_extra_jiffy},
-                              {"fsleep_613", &pr.fsleep_613},
-                              {"csts_in_message", &pr.csts_in_message},
-                              {"queues_line", &pr.queues_line},
-                              {"delay_quirk_model_rule", &pr.delay_quirk_model_rule},
-                              {"flr_retry", &pr.flr_retry}})
-      if (o.has(key)) *field = o.at(key).boolean();
-    if (o.has("delay_quirk_ids")) {
-      const Node ids = o.at("delay_quirk_ids");
-      pr.delay_quirk_ids.clear();
-      for (size_t i = 0; i < ids.array().size(); ++i) pr.delay_quirk_ids.push_back(read_pci_id(ids.at(i)));
-    }
-  }
-  if (n.has("shutdown_timeout_s"))
-    h.shutdown_timeout_s = static_cast<uint32_t>(n.at("shutdown_timeout_s").integer(0, 3600));
-  if (n.has("async_shutdown")) h.async_shutdown = n.at("async_shutdown").boolean();
-  if (n.has("shutdown_notification"))
-    h.abrupt_shutdown = n.at("shutdown_notification").choice<bool>({{"normal", false}, {"abrupt", true}});
-  if (n.has("bad_config")) {
-    const Node b = n.at("bad_config");
-    b.require_object({"mps", "asq_misaligned", "aqa_zero", "skip_admin_queue"});
-    if (b.has("mps")) h.bad_config.mps = static_cast<int>(b.at("mps").integer(0, 15));
-    if (b.has("asq_misaligned")) h.bad_config.asq_misaligned = b.at("asq_misaligned").boolean();
-    if (b.has("aqa_zero")) h.bad_config.aqa_zero = b.at("aqa_zero").boolean();
-    if (b.has("skip_admin_queue")) h.bad_config.skip_admin_queue = b.at("skip_admin_queue").boolean();
-  }
-  h.timers.msleep_extra_jiffy = h.profile.msleep_extra_jiffy;
-  h.timers.fsleep_613 = h.profile.fsleep_613;
-  return h;
-}
-
-LinkParams read_link(const Node& n) {
-  LinkParams l;
-  n.require_object({"preset", "generation", "width", "one_way", "write_stall"});
-  if (n.has("preset")) {
-    // A guest with an emulated NVMe device: every MMIO access exits to the VMM, so a CSTS read
-    // takes 5-6 us round trip (nvme-registers.md, measured values) and a write stalls as long.
-    // Explicit keys beside the preset override its values.
-    n.at("preset").choice<int>({{"bare-metal", 0}, {"vm-emulated", 1}});
-    if (n.at("preset").str() == "vm-emulated") {
-      l.one_way = Distribution::uniform(2'500'000, 2'950'000);
-      l.write_stall = Distribution::uniform(5'000'000, 6'000'000);
-    }
-  }
-  if (n.has("write_stall")) l.write_stall = read_distribution(n.at("write_stall"));
-  if (n.has("generation")) l.generation = static_cast<int>(n.at("generation").integer(1, 5));
-  if (n.has("width")) {
-    const Node w = n.at("width");
-    const int64_t v = w.integer(1, 32);
-    if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16 && v != 32) w.fail("must be 1, 2, 4, 8, 16 or 32 lanes");
-    l.width = static_cast<int>(v);
-  }
-  if (n.has("one_way")) l.one_way = read_distribution(n.at("one_way"));
-  return l;
-}
-
-ControllerParams read_controller(const Node& n, uint32_t& count) {
-  ControllerParams c;
-  n.require_object({"name", "count", "pci_id", "pci_address", "clock", "read_cycles", "write_cycles", "cap",
-                    "vs", "crto", "handoff", "enable_latency", "disable_latency", "shutdown_latency",
-                    "abrupt_shutdown_latency", "media_latency", "admin", "io_queues", "identify", "faults"});
-  count = 1;
-  if (n.has("count")) count = static_cast<uint32_t>(n.at("count").integer(1, kMaxControllers));
-  if (n.has("name")) c.label = n.at("name").str();
-  if (n.has("pci_id")) c.pci_id = read_pci_id(n.at("pci_id"));
-  if (n.has("pci_address")) c.pci_address = n.at("pci_address").str();
-  if (n.has("clock")) {
-    try {
-      c.clock_period_ps = parse_clock_period_ps(n.at("clock").str());
-    } catch (const ParseError& e) {
-      n.at("clock").fail(e.what());
-    }
-  }
-  if (n.has("read_cycles")) c.read_cycles = static_cast<uint32_t>(n.at("read_cycles").integer(0, 1'000'000));
-  if (n.has("write_cycles")) c.write_cycles = static_cast<uint32_t>(n.at("write_cycles").integer(0, 1'000'000));
-  c.cap.mqes = 1023;
-  c.cap.to = 30;
-  c.cap.css = 0x01;
-  if (n.has("cap") && n.at("cap").json().is_string()) {
-    // The raw register as `nvme show-regs` prints it, decoded by models/nvme_regs.hpp.
-    const Node cap = n.at("cap");
-    uint64_t raw = 0;
-    if (!regs::parse_hex(cap.str(), 64, raw))
-      cap.fail("must be an object of CAP fields or the 64-bit register in hex, e.g. \"0x4028033fff\" or \"4028033fff\"");
-    c.cap = regs::Cap::decode(raw);
-    if (c.cap.mqes == 0) cap.fail("CAP.MQES is 0 (a queue needs at least 2 entries)");
-    if (c.cap.mpsmin > c.cap.mpsmax) cap.fail("CAP.MPSMIN > CAP.MPSMAX");
-  } else if (n.has("cap")) {
-    const Node cap = n.at("cap");
-    cap.require_object({"to", "mqes", "dstrd", "nssrs", "mpsmin", "mpsmax", "crms"});
-    if (cap.has("to")) c.cap.to = static_cast<uint8_t>(cap.at("to").integer(0, 255));
-    if (cap.has("mqes")) c.cap.mqes = static_cast<uint16_t>(cap.at("mqes").integer(1, 65535));
-    if (cap.has("dstrd")) c.cap.dstrd = static_cast<uint8_t>(cap.at("dstrd").integer(0, 15));
-    if (cap.has("nssrs")) c.cap.nssrs = cap.at("nssrs").boolean();
-    if (cap.has("mpsmin")) c.cap.mpsmin = static_cast<uint8_t>(cap.at("mpsmin").integer(0, 15));
-    if (cap.has("mpsmax")) c.cap.mpsmax = static_cast<uint8_t>(cap.at("mpsmax").integer(0, 15));
-    if (c.cap.mpsmin > c.cap.mpsmax) cap.fail("mpsmin must be <= mpsmax");
-    if (cap.has("crms")) {
-      const Node crms = cap.at("crms");
-      crms.require_object({"crwms", "crims"});
-      if (crms.has("crwms")) c.cap.crwms = crms.at("crwms").boolean();
-      if (crms.has("crims")) c.cap.crims = crms.at("crims").boolean();
-    }
-  }
-  if (n.has("vs")) {
-    const Node vs = n.at("vs");
-    const std::string s = vs.str();
-    unsigned a = 0, b = 0, t = 0;
-    char tail = 0;
-    if (std::sscanf(s.c_str(), "%u.%u.%u%c", &a, &b, &t, &tail) != 3 || a > 65535 || b > 255 || t > 255)
-      vs.fail("must be \"MAJOR.MINOR.TERTIARY\", e.g. \"1.4.0\"");
-    c.vs = regs::Vs{static_cast<uint16_t>(a), static_cast<uint8_t>(b), static_cast<uint8_t>(t)};
-  }
-  if (n.has("crto") && n.at("crto").json().is_string()) {
-    const Node crto = n.at("crto");
-    uint64_t raw = 0;
-    if (!regs::parse_hex(crto.str(), 32, raw))
-      crto.fail("must be an object {crwmt, crimt} or the 32-bit register in hex, e.g. \"0x00280014\"");
-    c.crto = regs::Crto::decode(static_cast<uint32_t>(raw));
-  } else if (n.has("crto")) {
-    const Node crto = n.at("crto");
-    crto.require_object({"crwmt", "crimt"});
-    if (crto.has("crwmt")) c.crto.crwmt = static_cast<uint16_t>(crto.at("crwmt").integer(0, 65535));
-    if (crto.has("crimt")) c.crto.crimt = static_cast<uint16_t>(crto.at("crimt").integer(0, 65535));
-  }
-  if (n.has("handoff"))
-    c.handoff = n.at("handoff").choice<Handoff>({{"disabled", Handoff::disabled}, {"enabled", Handoff::enabled}});
-  if (n.has("enable_latency")) c.enable_latency = read_distribution(n.at("enable_latency"));
-  if (n.has("disable_latency")) c.disable_latency = read_distribution(n.at("disable_latency"));
-  if (n.has("shutdown_latency")) c.shutdown_latency = read_distribution(n.at("shutdown_latency"));
-  c.abrupt_shutdown_latency = c.shutdown_latency;
-  if (n.has("abrupt_shutdown_latency")) c.abrupt_shutdown_latency = read_distribution(n.at("abrupt_shutdown_latency"));
-  if (n.has("media_latency")) c.media_latency = read_distribution(n.at("media_latency"));
-  if (n.has("admin")) {
-    const Node a = n.at("admin");
-    a.require_object({"identify", "set_features", "create_queue"});
-    if (a.has("identify")) c.admin.identify = read_distribution(a.at("identify"));
-    if (a.has("set_features")) c.admin.set_features = read_distribution(a.at("set_features"));
-    if (a.has("create_queue")) c.admin.create_queue = read_distribution(a.at("create_queue"));
-  }
-  if (n.has("io_queues")) c.io_queues = static_cast<uint32_t>(n.at("io_queues").integer(1, kMaxIoQueues));
-  if (n.has("identify")) {
-    const Node id = n.at("identify");
-    id.require_object({"model", "rtd3e"});
-    if (id.has("model")) {
-      c.model = id.at("model").str();
-      if (c.model.size() > 40) id.at("model").fail("Identify MN holds at most 40 characters");
-    }
-    if (id.has("rtd3e")) {
-      const int64_t ps = id.at("rtd3e").duration_ps();
-      if (ps / 1000000 > 0xFFFFFFFFll) id.at("rtd3e").fail("RTD3E is a 32-bit count of microseconds (at most 4294s)");
-      c.rtd3e_us = ps / 1000000;
-    }
-  }
-  if (n.has("faults")) {
-    const Node f = n.at("faults");
-    f.require_object({"never_ready", "cfs_on_enable", "all_ones", "ignore_enable_before_admin_queue", "stuck_ready"});
-    if (f.has("never_ready")) c.faults.never_ready = f.at("never_ready").boolean();
-    if (f.has("cfs_on_enable")) c.faults.cfs_on_enable = f.at("cfs_on_enable").number(0, 1);
-    if (f.has("all_ones")) {
-      const Node a = f.at("all_ones");
-      a.require_object({"from", "for"});
-      c.faults.all_ones.active = true;
-      if (a.has("from")) c.faults.all_ones.from_ps = a.at("from").duration_ps();
-      if (a.has("for")) c.faults.all_ones.for_ps = a.at("for").duration_ps();
-    }
-    if (f.has("ignore_enable_before_admin_queue"))
-      c.faults.ignore_enable_before_admin_queue = f.at("ignore_enable_before_admin_queue").boolean();
-    if (f.has("stuck_ready")) c.faults.stuck_ready = f.at("stuck_ready").boolean();
-  }
-  return c;
-}
-
-Variant read_variant(const Node& root, const std::string& name) {
-  Variant v;
-  v.name = name;
-  v.host = root.has("host") ? read_host(root.at("host")) : read_host(Node(ojson::object(), "", "/host"));
-  if (root.has("link")) v.link = read_link(root.at("link"));
-  if (!root.has("controllers")) root.fail("needs \"controllers\": a list with at least one controller");
-  const Node cs = root.at("controllers");
-  if (cs.array().empty()) cs.fail("needs at least one controller");
-  uint32_t total = 0;
-  for (size_t i = 0; i < cs.json().size(); ++i) {
-    uint32_t count = 1;
-    ControllerParams c = read_controller(cs.at(i), count);
-    if (total + count > kMaxControllers)
-      cs.at(i).fail("too many controllers: at most " + std::to_string(kMaxControllers) + " in all");
-    for (uint32_t k = 0; k < count; ++k) {
-      ControllerParams copy = c;
-      const uint32_t index = total + k;
-      if (copy.label.empty()) copy.label = "nvme" + std::to_string(index);
-      if (!cs.at(i).has("pci_address") || count > 1) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "0000:%02x:00.0", (4 + index) & 0xFF);
-        if (!cs.at(i).has("pci_address")) copy.pci_address = buf;
-        else if (k > 0) copy.pci_address = c.pci_address + "+" + std::to_string(k);
-      }
-      v.controllers.push_back(std::move(copy));
-    }
-    total += count;
-  }
-  if (root.has("workload"))
-    v.workload = root.at("workload").choice<Workload>({{"probe", Workload::probe}, {"shutdown", Workload::shutdown},
-                                                       {"reset", Workload::reset}, {"reboot", Workload::reboot}});
-  return v;
-}
-
-// Is `ptr` (or a prefix of it) a location inside `patch`? Used to report variant errors at the
-// place in the file that caused them.
-bool patch_contains(const ojson& patch, const std::string& ptr) {
-  std::string p = ptr;
-  while (!p.empty()) {
-    try {
-      if (patch.contains(ojson::json_pointer(p))) return true;
-    } catch (const std::exception&) {
-    }
-    p = p.substr(0, p.rfind('/'));
-  }
-  return false;
-}
-
-// A lower bound of one trial's simulated time in picoseconds: the first controller cannot finish
-// before its driver-init delay plus either its shortest enable latency or, when it never becomes
-// ready, the enable wait's deadline (CAP.TO x 500 ms, less two jiffies for the deadline's
-// rounding). Used to refuse, before running, a trial count that must overflow simulated time.
-int64_t trial_lower_bound_ps(const Variant& v) {
-  int64_t best = 0;
-  const int64_t jiffy_ps = 1'000'000'000'000 / v.host.timers.hz;
-  for (const ControllerParams& c : v.controllers) {
-    const int64_t timeout_ps = std::max<int64_t>(0, int64_t{c.cap.to} * 500'000'000'000 - 2 * jiffy_ps);
-    const int64_t wait_ps = c.faults.never_ready ? timeout_ps : std::min(c.enable_latency.min_ps(), timeout_ps);
-    best = std::max(best, v.host.init_to_probe.min_ps() + wait_ps);
-  }
-  return best;
-}
 
 const std::vector<std::string> kTopKeys = {"schema", "name", "description", "seed", "trials", "host",
                                            "link", "controllers", "workload", "boot", "variants"};
 
-}  // namespace
-
-SetPatch parse_set(const std::string& text) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos || text.empty() || text[0] != '/')
-    throw InputError("--set " + text + ": expected PTR=VALUE with PTR a JSON pointer such as /host/hz");
-  SetPatch p;
-  p.pointer = text.substr(0, eq);
-  try {
-    (void)ojson::json_pointer(p.pointer);
-  } catch (const std::exception& e) {
-    throw InputError("--set " + text + ": \"" + p.pointer + "\" is not a JSON pointer");
-  }
-  const std::string value = text.substr(eq + 1);
-  check_nesting_depth(value, "--set " + p.pointer);
-  try {
-    p.value = ojson::parse(value);
-  } catch (const std::exception&) {
-    p.value = value;
-    try {
-      (void)p.value.dump();  // outputs hold the resolved scenario: it must be valid UTF-8
-    } catch (const ojson::type_error&) {
-      throw InputError("--set " + p.pointer + ": the value is not valid UTF-8 text");
-    }
-  }
-  return p;
-}
-
-Scenario load_scenario_file(const std::string& path, const LoadOptions& options) {
-  return load_scenario_text(read_text_file(path), path, options);
-}
-
-namespace {
-Scenario load_scenario_unattributed(const std::string& text, const std::string& source, const LoadOptions& options);
-}  // namespace
-
-Scenario load_scenario_text(const std::string& text, const std::string& source, const LoadOptions& options) {
-  try {
-    return load_scenario_unattributed(text, source, options);
-  } catch (const InputError& e) {
-    // An error at (or inside) a value that --set put there: say so, the file is not to blame.
-    if (e.has_pointer() && e.source() == source) {
-      const std::string ptr = pointer_text(e.pointer());
-      for (const auto& set : options.sets) {
-        if (ptr == set.pointer || ptr.rfind(set.pointer + "/", 0) == 0)
-          throw InputError(source, e.pointer(),
-                           e.message() + " (this value comes from --set " + set.pointer + "=" + set.value.dump() + ")");
-      }
-    }
-    throw;
-  }
-}
-
-namespace {
-Scenario load_scenario_unattributed(const std::string& text, const std::string& source, const LoadOptions& options) {
-  ojson doc = parse_json_text(text, source);
-  for (const auto& s : options.sets) {
-    try {
-      ojson::json_pointer ptr(s.pointer);
-      if (!ptr.empty() && !doc.contains(ptr.parent_pointer()))
-        throw InputError("--set " + s.pointer + ": the parent " + pointer_text(ptr.parent_pointer().to_string()) +
-                         " does not exist in " + source);
-      if (!ptr.empty() && doc.at(ptr.parent_pointer()).is_array()) {
-        // Setting index N of a shorter array would fill it with N nulls (a memory bomb).
-        const ojson& array = doc.at(ptr.parent_pointer());
-        const std::string last = ptr.back();
-        const bool ok = last == "-" || (!last.empty() && last.size() <= 9 &&
-                                        last.find_first_not_of("0123456789") == std::string::npos &&
-                                        std::stoul(last) <= array.size());
-        if (!ok)
-          throw InputError("--set " + s.pointer + ": \"" + last + "\" is not an index of " +
-                           pointer_text(ptr.parent_pointer().to_string()) + " in " + source + " (" +
-                           std::to_string(array.size()) + (array.size() == 1 ? " element" : " elements") + "); allowed: 0 to " +
-                           std::to_string(array.size()) + ", or - to append");
-      }
-      doc[ptr] = s.value;
-    } catch (const InputError&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw InputError("--set " + s.pointer + ": cannot set it in " + source + ": " + e.what());
-    }
-  }
-  if (options.trials >= 0) doc["trials"] = options.trials;
-  if (options.seed >= 0) doc["seed"] = options.seed;
-
-  const Node root(doc, source, "");
+// The scenario's own keys (schema, name, seed, trials, boot), without the variants.
+Scenario read_top_level(const JsonNode& root) {
   root.require_object(kTopKeys);
   if (!root.has("schema")) root.fail("needs \"schema\": \"nvmesim.scenario/1\"");
-  if (root.at("schema").str() != "nvmesim.scenario/1")
-    root.at("schema").fail("must be \"nvmesim.scenario/1\"");
+  if (root.at("schema").str() != "nvmesim.scenario/1") root.at("schema").fail("must be \"nvmesim.scenario/1\"");
   Scenario sc;
-  sc.source = source;
+  sc.source = root.source();
   if (root.has("name")) sc.name = root.at("name").str();
   if (root.has("description")) sc.description = root.at("description").str();
   if (root.has("seed")) sc.seed = static_cast<uint64_t>(root.at("seed").integer(0, std::numeric_limits<int64_t>::max()));
   if (root.has("trials")) sc.trials = static_cast<uint64_t>(root.at("trials").integer(1, kMaxTrials));
   if (root.has("boot")) {
-    const Node boot = root.at("boot");
+    const JsonNode boot = root.at("boot");
     boot.require_object({"probe_start_s"});
     if (boot.has("probe_start_s")) sc.probe_start_s = boot.at("probe_start_s").number(0, 1e6);
   }
+  return sc;
+}
 
+// The scenario from its text with the options applied, errors not yet attributed to --set.
+Scenario load_unattributed(const std::string& text, const std::string& source, const LoadOptions& options) {
+  ojson doc = parse_json_text(text, source);
+  scenario_detail::apply_set_patches(doc, options.sets, source);
+  if (options.trials >= 0) doc["trials"] = options.trials;
+  if (options.seed >= 0) doc["seed"] = options.seed;
+
+  const JsonNode root(doc, source, "");
+  Scenario sc = read_top_level(root);
   ojson base = doc;
   base.erase("variants");
-  const Variant base_variant = read_variant(Node(base, source, ""), sc.name.empty() ? "base" : sc.name);
-  if (!root.has("variants") || root.at("variants").array().empty()) {
-    sc.variants.push_back(base_variant);
-  } else {
-    const Node vs = root.at("variants");
-    if (vs.json().size() > kMaxVariants)
-      vs.fail("has " + std::to_string(vs.json().size()) + " variants; at most " + std::to_string(kMaxVariants) +
-              " are allowed");
-    if (sc.trials * vs.json().size() > kMaxTotalTrials)
-      Node(doc, source, "/trials")
-          .fail(std::to_string(sc.trials) + " trials x " + std::to_string(vs.json().size()) + " variants is more than " +
-                std::to_string(kMaxTotalTrials) + " trials in all (each keeps its result in memory); use fewer trials");
-    std::vector<std::string> names;
-    for (size_t i = 0; i < vs.json().size(); ++i) {
-      const Node v = vs.at(i);
-      v.require_object({"name", "patch"});
-      if (!v.has("name")) v.fail("a variant needs a \"name\"");
-      const std::string name = v.at("name").str();
-      if (std::find(names.begin(), names.end(), name) != names.end()) v.at("name").fail("duplicate variant name \"" + name + "\"");
-      names.push_back(name);
-      ojson merged = base;
-      ojson patch = v.has("patch") ? v.at("patch").json() : ojson::object();
-      if (!patch.is_object()) v.at("patch").fail("must be an object (a JSON merge patch over the scenario)");
-      for (const char* forbidden : {"variants", "schema", "seed", "trials"})
-        if (patch.contains(forbidden))
-          v.at("patch").at(forbidden).fail(std::string("a variant may not change \"") + forbidden +
-                                           "\" (variants share seed and trials to stay paired)");
-      merged.merge_patch(patch);
-      try {
-        sc.variants.push_back(read_variant(Node(merged, source, ""), name));
-      } catch (const InputError& e) {
-        // Re-anchor the error at the patch when the patch holds the offending location.
-        if (!e.has_pointer() || e.source() != source) throw;
-        const std::string ptr = e.pointer() == "/" ? "" : e.pointer();  // the key "" reads as the root, as it always did
-        if (patch_contains(patch, ptr)) throw InputError(source, v.ptr() + "/patch" + ptr, e.message());
-        throw InputError(source, v.ptr() + "/patch",
-                         "the patched scenario is invalid at " + pointer_text(e.pointer()) + ": " + e.message());
-      }
-    }
-  }
-  // Simulated time runs on across the trials of a process (sc_time never goes back), and is a
-  // 64-bit count of picoseconds: refuse what must exceed kMaxSimulatedPs.
-  {
-    const long double budget_ps = static_cast<long double>(kMaxSimulatedPs);
-    long double need_ps = 0;
-    const Variant* longest = &sc.variants.front();
-    for (const Variant& v : sc.variants) {
-      need_ps += static_cast<long double>(sc.trials) * static_cast<long double>(trial_lower_bound_ps(v));
-      if (trial_lower_bound_ps(v) > trial_lower_bound_ps(*longest)) longest = &v;
-    }
-    if (need_ps > budget_ps) {
-      long double per_trial_ps = 0;
-      for (const Variant& v : sc.variants) per_trial_ps += static_cast<long double>(trial_lower_bound_ps(v));
-      const auto max_trials = static_cast<unsigned long long>(budget_ps / per_trial_ps);
-      char buf[400];
-      std::snprintf(buf, sizeof buf,
-                    "%llu trials x %zu variant%s need at least %.0Lf s of simulated time (a trial of variant "
-                    "\"%s\" lasts at least %.3Lf s), more than the %.0Lf s (2^63 ps, about 106 days) one run "
-                    "can simulate; run at most %llu trials per run and split the rest over runs with other seeds",
-                    static_cast<unsigned long long>(sc.trials), sc.variants.size(),
-                    sc.variants.size() == 1 ? "" : "s", need_ps / 1e12L, longest->name.c_str(),
-                    static_cast<long double>(trial_lower_bound_ps(*longest)) / 1e12L, budget_ps / 1e12L, max_trials);
-      Node(doc, source, "/trials").fail(buf);
-    }
-  }
+  const Variant base_variant = read_variant(JsonNode(base, source, ""), sc.name.empty() ? "base" : sc.name);
+  if (!root.has("variants") || root.at("variants").array().empty()) sc.variants.push_back(base_variant);
+  else sc.variants = read_variants(root, base, sc.trials);
+  check_simulated_time_budget(sc, doc);
   sc.resolved = doc;
   return sc;
 }
+
 }  // namespace
+
+Scenario load_scenario_file(const std::string& path, const LoadOptions& options) {
+  return load_scenario_text(read_text_file(path), path, options);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& source, const LoadOptions& options) {
+  try {
+    return load_unattributed(text, source, options);
+  } catch (const InputError& e) {
+    attribute_to_set(e, options.sets, source);
+    throw;
+  }
+}
 
 }  // namespace nvmesim

@@ -1,14 +1,15 @@
 #pragma once
 // Scenario files, schema "nvmesim.scenario/1" (DESIGN section 7): loading, validation with
 // errors that name the file and the JSON pointer, `--set` patches, and variants (JSON merge
-// patches over the scenario, RFC 7386) resolved into typed parameters.
+// patches over the scenario, RFC 7386) resolved into typed parameters: the pure C++ data the
+// engine runs (scenario/ never includes SystemC).
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "core/json_text.hpp"
+#include "core/errors.hpp"
 #include "host/host_params.hpp"
 #include "models/controller_params.hpp"
 

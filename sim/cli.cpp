@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sim/cmd_dmesg.hpp"
-#include "tools/profiles.hpp"
+#include "sim/cmd_profiles.hpp"
 #include "sim/cmd_sweep.hpp"
 #include "sim/default_scenario.hpp"
 #include "sim/output.hpp"

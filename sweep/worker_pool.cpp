@@ -1,5 +1,3 @@
-#include "sweep/run.hpp"
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -7,196 +5,27 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <initializer_list>
-#include <iterator>
-#include <map>
 #include <ostream>
-#include <set>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/atomic_file.hpp"
-#include "core/json_text.hpp"
-#include "core/version.hpp"
+#include "core/errors.hpp"
+#include "sweep/folder.hpp"
+#include "sweep/run.hpp"
 
 namespace nvmesim {
 
 using ojson = nlohmann::ordered_json;
+using namespace sweep_detail;
 
 namespace {
-
-const char* const kManifestSchema = "nvmesim.sweep-manifest/1";
-const char* const kSummarySchema = "nvmesim.sweep-summary/1";
-
-// ---- files ------------------------------------------------------------------------------------
-
-void make_dir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0777) == 0 || errno == EEXIST) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return;
-    throw IoError(path + ": exists and is not a folder");
-  }
-  throw IoError(path + ": cannot create the folder (" + std::strerror(errno) + ")");
-}
-
-bool file_exists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-std::vector<std::string> list_dir(const std::string& path) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(path.c_str());
-  if (!d) return out;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name;
-    if (n != "." && n != "..") out.push_back(n);
-  }
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string read_small_file(const std::string& path, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  std::string s;
-  if (!in) return s;
-  s.resize(max_bytes);
-  in.read(&s[0], static_cast<std::streamsize>(max_bytes));
-  s.resize(static_cast<size_t>(in.gcount()));
-  return s;
-}
-
-/// The last line of a file (without its newline), read backwards so that a large file costs
-/// little. Empty when the file does not end with a newline (then it is not complete).
-std::string last_line(std::ifstream& in) {
-  in.clear();
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size <= 0) return {};
-  char c = 0;
-  in.seekg(size - 1);
-  in.get(c);
-  if (c != '\n') return {};
-  std::string tail;
-  std::streamoff pos = size - 1;
-  const std::streamoff chunk = 65536;
-  while (pos > 0) {
-    const std::streamoff start = std::max<std::streamoff>(0, pos - chunk);
-    std::string buf(static_cast<size_t>(pos - start), '\0');
-    in.seekg(start);
-    in.read(&buf[0], static_cast<std::streamsize>(buf.size()));
-    tail.insert(0, buf);
-    const size_t nl = tail.rfind('\n');
-    if (nl != std::string::npos) return tail.substr(nl + 1);
-    pos = start;
-  }
-  return tail;
-}
-
-ojson tool_json() {
-  ojson t;
-  t["name"] = "nvmesim";
-  t["version"] = kVersion;
-  return t;
-}
-
-enum class FileState { missing, complete, incomplete, other_scenario };
-
-/// Checks DIR/points/<id>.jsonl: complete when its header holds `scenario` and its last line is
-/// the summary record (then `summary` receives it).
-FileState read_point_file(const std::string& path, const ojson& scenario, ojson& summary) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return FileState::missing;
-  std::string first;
-  if (!std::getline(in, first)) return FileState::incomplete;
-  try {
-    const ojson h = ojson::parse(first);
-    if (!h.is_object() || h.value("record", "") != "header" || !h.contains("scenario")) return FileState::incomplete;
-    if (h["scenario"] != scenario) return FileState::other_scenario;
-    if (h.value("tool", ojson()) != tool_json()) return FileState::incomplete;  // another version: run again
-    const std::string last = last_line(in);
-    if (last.empty()) return FileState::incomplete;
-    ojson s = ojson::parse(last);
-    if (!s.is_object() || s.value("record", "") != "summary" || !s.contains("variants")) return FileState::incomplete;
-    summary = std::move(s);
-    return FileState::complete;
-  } catch (const std::exception&) {
-    return FileState::incomplete;
-  }
-}
-
-// ---- manifest -----------------------------------------------------------------------------------
-
-enum class PointStatus { pending, done, failed };
-
-struct PointState {
-  const SweepPoint* point = nullptr;
-  PointStatus status = PointStatus::pending;
-  std::string error;
-  ojson summary;
-};
-
-ojson sweep_json(const Sweep& sw) {
-  ojson s;
-  s["name"] = sw.name;
-  s["description"] = sw.description;
-  s["id"] = sw.id;
-  s["trials"] = sw.trials;
-  s["points"] = sw.points.size();
-  ojson axes = ojson::array();
-  for (const auto& a : sw.axes) {
-    ojson j;
-    j["pointer"] = a.pointer;
-    j["kind"] = a.zip ? "zip" : "grid";
-    j["values"] = a.values;
-    axes.push_back(j);
-  }
-  s["axes"] = axes;
-  s["scenario"] = sw.base;
-  return s;
-}
-
-ojson point_json(const PointState& st, bool with_file) {
-  ojson j;
-  j["index"] = st.point->index;
-  j["id"] = st.point->id;
-  j["parameters"] = st.point->parameters;
-  j["status"] = st.status == PointStatus::done ? "done" : st.status == PointStatus::failed ? "failed" : "pending";
-  if (st.status == PointStatus::done) {
-    if (with_file) j["file"] = "points/" + st.point->id + ".jsonl";
-    j["variants"] = st.summary["variants"];
-    j["paired"] = st.summary.contains("paired") ? st.summary["paired"] : ojson::array();
-  } else if (st.status == PointStatus::failed) {
-    j["error"] = st.error;
-  }
-  return j;
-}
-
-void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard, const std::vector<PointState>& states) {
-  ojson m;
-  m["schema"] = kManifestSchema;
-  m["tool"] = tool_json();
-  m["sweep"] = sweep_json(sw);
-  m["shard"] = {{"index", shard.index}, {"count", shard.count}};
-  ojson pts = ojson::array();
-  for (const auto& st : states) pts.push_back(point_json(st, true));
-  m["points"] = pts;
-  AtomicFile f(dir + "/manifest.json");
-  f.write(m.dump(2) + "\n");
-  f.commit();
-}
-
-// ---- workers ------------------------------------------------------------------------------------
 
 const char* signal_name(int sig) {
   switch (sig) {
@@ -236,11 +65,6 @@ std::string worker_message(const std::string& stderr_text, const std::string& sc
   return msg;
 }
 
-struct Running {
-  size_t state = 0;   // index into states
-  pid_t pid = 0;
-};
-
 class Progress {
  public:
   Progress(bool enabled, size_t total) : tty_(enabled && ::isatty(2)), total_(total), start_(std::chrono::steady_clock::now()) {}
@@ -279,6 +103,311 @@ class Progress {
   std::chrono::steady_clock::time_point start_, last_;
 };
 
+// Closes a file descriptor when it goes out of scope.
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
+
+// The folders of a sweep: DIR, DIR/points, DIR/.work (the workers' scenario and stderr files).
+struct SweepDirs {
+  std::string dir, points, work;
+  explicit SweepDirs(const std::string& out_dir)
+      : dir(out_dir.empty() ? "." : out_dir), points(dir + "/points"), work(dir + "/.work") {}
+};
+
+// Creates DIR and locks it: one sweep at a time per folder (an advisory lock on the folder
+// itself, released by the kernel however this process ends). Returns the folder's descriptor.
+int lock_dir(const std::string& dir) {
+  make_dir(dir);
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) throw IoError(dir + ": cannot open (" + std::strerror(errno) + ")");
+  if (::flock(dir_fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(dir_fd);
+    throw IoError(dir + ": in use by another 'nvmesim sweep'; wait for it or choose another --out folder");
+  }
+  return dir_fd;
+}
+
+// Existing results: refused without --resume; with it, they must be this sweep's, same shard.
+// Then removes what an interrupted run (SIGKILL, power loss) left: partial outputs, worker files.
+void prepare_dir(const SweepDirs& d, const Sweep& sw, const SweepRunOptions& opt) {
+  const std::string manifest_path = d.dir + "/manifest.json";
+  bool has_results = file_exists(manifest_path);
+  for (const auto& n : list_dir(d.points))
+    if (n.size() > 6 && n[0] != '.' && n.compare(n.size() - 6, 6, ".jsonl") == 0) has_results = true;
+  if (has_results && !opt.resume)
+    throw InputError::in_source(
+        d.dir, "already holds sweep results; add --resume to continue that sweep, or choose a new --out folder");
+  if (file_exists(manifest_path)) check_manifest_matches(manifest_path, sw, opt.shard);
+  make_dir(d.points);
+  make_dir(d.work);
+  for (const auto& n : list_dir(d.points))
+    if (n[0] == '.' && n.find(".jsonl.tmp.") != std::string::npos) std::remove((d.points + "/" + n).c_str());
+  for (const auto& n : list_dir(d.work)) std::remove((d.work + "/" + n).c_str());
+}
+
+// The points of the shard; those complete in DIR (from an earlier run) are done. `skipped`
+// receives their number.
+std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, size_t& skipped) {
+  std::vector<PointState> states;
+  for (const auto& p : sw.points)
+    if (in_shard(p.index, shard)) {
+      PointState st;
+      st.point = &p;
+      states.push_back(std::move(st));
+    }
+  skipped = 0;
+  for (auto& st : states) {
+    const std::string path = d.points + "/" + st.point->id + ".jsonl";
+    const FileState fs = read_point_file(path, point_scenario(sw, *st.point), st.summary);
+    if (fs == FileState::complete) {
+      st.status = PointStatus::done;
+      ++skipped;
+    } else if (fs == FileState::other_scenario) {
+      throw InputError::in_source(path, "holds another scenario than point " + std::to_string(st.point->index) +
+                                            " of this sweep; the sweep file or its base changed; use a new --out folder");
+    } else if (fs == FileState::incomplete) {
+      std::remove(path.c_str());
+    }
+  }
+  return states;
+}
+
+// SIGCHLD, SIGINT and SIGTERM through a signalfd (blocked for normal delivery while alive), so
+// that the pool can wait for "a worker ended or we were asked to stop" in one poll().
+class SignalFd {
+ public:
+  SignalFd() {
+    sigemptyset(&mask_);
+    sigaddset(&mask_, SIGCHLD);
+    sigaddset(&mask_, SIGINT);
+    sigaddset(&mask_, SIGTERM);
+    if (::sigprocmask(SIG_BLOCK, &mask_, &old_mask_) != 0) throw IoError(std::string("sigprocmask: ") + std::strerror(errno));
+    fd_ = ::signalfd(-1, &mask_, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (fd_ < 0) {
+      const int e = errno;
+      ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+      throw IoError(std::string("signalfd: ") + std::strerror(e));
+    }
+  }
+  ~SignalFd() {
+    ::close(fd_);
+    ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+  SignalFd(const SignalFd&) = delete;
+  SignalFd& operator=(const SignalFd&) = delete;
+  int fd() const { return fd_; }
+  /// The mask before this object blocked the signals (restored in a worker before execv).
+  const sigset_t& old_mask() const { return old_mask_; }
+
+ private:
+  sigset_t mask_, old_mask_;
+  int fd_ = -1;
+};
+
+// Runs the pending points of `states`, `jobs` at a time, each as `nvmesim run` in a worker
+// process of its own, and records how each ended. SIGINT/SIGTERM stop the workers (they are run
+// again on --resume).
+class WorkerPool {
+ public:
+  WorkerPool(const Sweep& sw, const SweepRunOptions& opt, const SweepDirs& dirs, std::vector<PointState>& states,
+             size_t skipped, std::ostream& err)
+      : sw_(sw), opt_(opt), d_(dirs), states_(states), err_(err), jobs_(opt.jobs ? opt.jobs : usable_cpus()),
+        skipped_(skipped), done_(skipped), progress_(!opt.quiet, states.size()) {}
+
+  /// Runs until every point is done or failed, or a stop signal arrived. On an exception the
+  /// running workers are killed and their files removed.
+  void run();
+  unsigned jobs() const { return jobs_; }
+  size_t done() const { return done_; }
+  size_t failed() const { return failed_; }
+  int stop_signal() const { return stop_signal_; }
+  double elapsed() const { return progress_.elapsed(); }
+
+ private:
+  struct Running {
+    size_t state = 0;  // index into states_
+    pid_t pid = 0;
+  };
+  std::string scenario_name(const PointState& st) const { return st.point->id + ".json"; }
+  void cleanup_worker(const PointState& st, pid_t pid) const;
+  void spawn(size_t si);
+  void reap();
+  // What the worker that ran `st` and ended with wait status `status` did.
+  void settle(PointState& st, int status);
+  void wait_for_events();
+
+  const Sweep& sw_;
+  const SweepRunOptions& opt_;
+  const SweepDirs& d_;
+  std::vector<PointState>& states_;
+  std::ostream& err_;
+  const unsigned jobs_;
+  const size_t skipped_;
+  size_t done_, failed_ = 0;
+  int stop_signal_ = 0;
+  Progress progress_;
+  SignalFd signals_;
+  std::vector<Running> running_;
+  const pid_t parent_ = ::getpid();
+};
+
+void WorkerPool::cleanup_worker(const PointState& st, pid_t pid) const {
+  std::remove((d_.points + "/." + st.point->id + ".jsonl.tmp." + std::to_string(pid)).c_str());
+  std::remove((d_.work + "/" + scenario_name(st)).c_str());
+  std::remove((d_.work + "/" + st.point->id + ".stderr").c_str());
+}
+
+void WorkerPool::spawn(size_t si) {
+  PointState& st = states_[si];
+  const std::string scen = scenario_name(st);
+  {
+    // A scratch file for the worker (it is removed afterwards), so no fsync.
+    std::ofstream f(d_.work + "/" + scen, std::ios::binary | std::ios::trunc);
+    f << point_scenario(sw_, *st.point).dump() << "\n";
+    f.close();
+    if (!f) throw IoError(d_.work + "/" + scen + ": cannot write (" + std::strerror(errno) + ")");
+  }
+  const std::string out_rel = "../points/" + st.point->id + ".jsonl";
+  const std::string err_name = st.point->id + ".stderr";
+  std::vector<std::string> args = {"nvmesim", "run", scen, "--format", "jsonl", "-q", "--out", out_rel};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(&a[0]);
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw IoError(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    // Child: only async-signal-safe calls until execv.
+    ::setpgid(0, 0);                      // terminal signals go to the parent, which stops us
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);   // and we die with it if it is killed
+    if (::getppid() != parent_) ::_exit(127);
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::sigprocmask(SIG_SETMASK, &signals_.old_mask(), nullptr);
+    if (::chdir(d_.work.c_str()) != 0) ::_exit(126);
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    const int err_fd = ::open(err_name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (null_fd < 0 || err_fd < 0) ::_exit(126);
+    ::dup2(null_fd, 0);
+    ::dup2(null_fd, 1);
+    ::dup2(err_fd, 2);
+    ::execv(opt_.exe.c_str(), argv.data());
+    ::_exit(127);
+  }
+  running_.push_back({si, pid});
+}
+
+void WorkerPool::settle(PointState& st, int status) {
+  const std::string path = d_.points + "/" + st.point->id + ".jsonl";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    if (read_point_file(path, point_scenario(sw_, *st.point), st.summary) == FileState::complete) {
+      st.status = PointStatus::done;
+    } else {
+      st.status = PointStatus::failed;
+      st.error = "the worker ended without a complete " + std::string("points/") + st.point->id + ".jsonl";
+    }
+  } else if (stop_signal_ &&
+             ((WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL)) ||
+              (WIFEXITED(status) && (WEXITSTATUS(status) == 128 + SIGTERM || WEXITSTATUS(status) == 128 + SIGINT)))) {
+    // Stopped by us: `run` stops between trials and exits 128 + signal (or dies of the signal
+    // before it has installed its handler). Run again on --resume.
+    st.status = PointStatus::pending;
+    std::remove(path.c_str());
+  } else {
+    const std::string text = read_small_file(d_.work + "/" + st.point->id + ".stderr", 1 << 20);
+    const std::string msg = worker_message(text, scenario_name(st));
+    if (WIFSIGNALED(status)) {
+      st.error = "worker killed by signal " + std::to_string(WTERMSIG(status)) + " (" + signal_name(WTERMSIG(status)) + ")";
+      if (!msg.empty()) st.error += ": " + msg;
+    } else {
+      const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      st.error = "worker exit status " + std::to_string(code) + (msg.empty() ? "" : ": " + msg);
+      if (code == 127) st.error += " (could not run " + opt_.exe + ")";
+    }
+    st.status = PointStatus::failed;
+    std::remove(path.c_str());
+  }
+}
+
+void WorkerPool::reap() {
+  int status = 0;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    auto it = std::find_if(running_.begin(), running_.end(), [&](const Running& r) { return r.pid == pid; });
+    if (it == running_.end()) continue;
+    PointState& st = states_[it->state];
+    running_.erase(it);
+    settle(st, status);
+    cleanup_worker(st, pid);
+    if (st.status == PointStatus::done) ++done_;
+    if (st.status == PointStatus::failed) {
+      ++failed_;
+      progress_.clear();
+      err_ << "nvmesim: point " << st.point->index << " (" << st.point->id << ") failed: " << st.error << "\n";
+      err_.flush();
+    }
+  }
+}
+
+void WorkerPool::wait_for_events() {
+  pollfd pfd{signals_.fd(), POLLIN, 0};
+  const int rc = ::poll(&pfd, 1, progress_.tty() ? 250 : -1);
+  if (rc < 0 && errno != EINTR) throw IoError(std::string("poll: ") + std::strerror(errno));
+  signalfd_siginfo si;
+  while (::read(signals_.fd(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+    const int sig = static_cast<int>(si.ssi_signo);
+    if ((sig == SIGINT || sig == SIGTERM) && !stop_signal_) {
+      stop_signal_ = sig;
+      for (const auto& r : running_) ::kill(r.pid, SIGTERM);
+    }
+  }
+}
+
+void WorkerPool::run() {
+  std::vector<size_t> queue;
+  for (size_t i = 0; i < states_.size(); ++i)
+    if (states_[i].status != PointStatus::done) queue.push_back(i);
+  size_t next = 0;
+  try {
+    while (true) {
+      while (!stop_signal_ && running_.size() < jobs_ && next < queue.size()) spawn(queue[next++]);
+      if (running_.empty()) break;
+      progress_.update(done_, failed_, skipped_, false);
+      wait_for_events();
+      reap();
+    }
+  } catch (...) {
+    for (const auto& r : running_) ::kill(r.pid, SIGKILL);
+    for (const auto& r : running_) {
+      int status;
+      ::waitpid(r.pid, &status, 0);
+      cleanup_worker(states_[r.state], r.pid);
+    }
+    throw;
+  }
+  progress_.update(done_, failed_, skipped_, true);
+  progress_.clear();
+}
+
+// "nvmesim sweep NAME: N points: ... done, ... failed, ... not run; S s, R points/s with J workers".
+void print_summary(std::ostream& err, const Sweep& sw, const SweepRunOptions& opt, const WorkerPool& pool,
+                   size_t points, size_t skipped) {
+  const double secs = pool.elapsed();
+  const size_t ran = pool.done() - skipped + pool.failed();  // points this run completed (not those stopped)
+  const unsigned jobs = pool.jobs();
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "nvmesim sweep %s: %zu point%s%s: %zu done (%zu already complete), %zu failed, %zu not run; "
+                "%.1f s, %.2f points/s with %u worker%s\n",
+                sw.name.empty() ? sw.source.c_str() : sw.name.c_str(), points, points == 1 ? "" : "s",
+                opt.shard.count > 1 ? (" in shard " + std::to_string(opt.shard.index) + "/" + std::to_string(opt.shard.count)).c_str() : "",
+                pool.done(), skipped, pool.failed(), points - pool.done() - pool.failed(), secs,
+                secs > 0 ? static_cast<double>(ran) / secs : 0.0, jobs, jobs == 1 ? "" : "s");
+  err << line;
+  if (pool.stop_signal()) err << "nvmesim: stopped by " << signal_name(pool.stop_signal()) << "; continue with --resume\n";
+}
+
 }  // namespace
 
 unsigned usable_cpus() {
@@ -293,412 +422,18 @@ unsigned usable_cpus() {
 }
 
 int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
-  const std::string dir = opt.out_dir.empty() ? "." : opt.out_dir;
-  const std::string points_dir = dir + "/points", work_dir = dir + "/.work";
-  make_dir(dir);
-  // One sweep at a time per folder: an advisory lock on the folder itself, released by the
-  // kernel however this process ends.
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) throw IoError(dir + ": cannot open (" + std::strerror(errno) + ")");
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{dir_fd};
-  if (::flock(dir_fd, LOCK_EX | LOCK_NB) != 0)
-    throw IoError(dir + ": in use by another 'nvmesim sweep'; wait for it or choose another --out folder");
-
-  // Existing results: refuse without --resume; with it, they must be this sweep's, same shard.
-  const std::string manifest_path = dir + "/manifest.json";
-  bool has_results = file_exists(manifest_path);
-  for (const auto& n : list_dir(points_dir))
-    if (n.size() > 6 && n[0] != '.' && n.compare(n.size() - 6, 6, ".jsonl") == 0) has_results = true;
-  if (has_results && !opt.resume)
-    throw InputError(dir + ": already holds sweep results; add --resume to continue that sweep, or choose a new --out folder");
-  if (file_exists(manifest_path)) {
-    const ojson m = parse_json_text(read_text_file(manifest_path), manifest_path);
-    if (!m.is_object() || m.value("schema", "") != kManifestSchema || !m.contains("sweep") || !m["sweep"].is_object())
-      throw InputError(manifest_path + ": not an nvmesim sweep manifest");
-    if (m["sweep"].value("id", "") != sw.id)
-      throw InputError(manifest_path + ": holds another sweep (id " + m["sweep"].value("id", "?") + ", this one is " + sw.id +
-                       "); the sweep file or its base changed; use a new --out folder");
-    if (m.contains("shard") && (m["shard"].value("index", uint64_t{0}) != opt.shard.index ||
-                                m["shard"].value("count", uint64_t{1}) != opt.shard.count))
-      throw InputError(manifest_path + ": was written by --shard " + std::to_string(m["shard"].value("index", uint64_t{0})) + "/" +
-                       std::to_string(m["shard"].value("count", uint64_t{1})) + "; resume it with that --shard");
-  }
-  make_dir(points_dir);
-  make_dir(work_dir);
-  // Leftovers of an interrupted run (SIGKILL, power loss): partial outputs and worker files.
-  for (const auto& n : list_dir(points_dir))
-    if (n[0] == '.' && n.find(".jsonl.tmp.") != std::string::npos) std::remove((points_dir + "/" + n).c_str());
-  for (const auto& n : list_dir(work_dir)) std::remove((work_dir + "/" + n).c_str());
-
-  std::vector<PointState> states;
-  for (const auto& p : sw.points)
-    if (in_shard(p.index, opt.shard)) {
-      PointState st;
-      st.point = &p;
-      states.push_back(std::move(st));
-    }
+  const SweepDirs d(opt.out_dir);
+  const FdCloser lock{lock_dir(d.dir)};
+  prepare_dir(d, sw, opt);
   size_t skipped = 0;
-  for (auto& st : states) {
-    const std::string path = points_dir + "/" + st.point->id + ".jsonl";
-    const FileState fs = read_point_file(path, point_scenario(sw, *st.point), st.summary);
-    if (fs == FileState::complete) {
-      st.status = PointStatus::done;
-      ++skipped;
-    } else if (fs == FileState::other_scenario) {
-      throw InputError(path + ": holds another scenario than point " + std::to_string(st.point->index) +
-                       " of this sweep; the sweep file or its base changed; use a new --out folder");
-    } else if (fs == FileState::incomplete) {
-      std::remove(path.c_str());
-    }
-  }
-
-  // Signals: SIGCHLD, SIGINT and SIGTERM arrive through a signalfd, so the loop below can wait
-  // for "a worker ended or we were asked to stop" in one poll().
-  sigset_t mask, old_mask;
-  sigemptyset(&mask);
-  sigaddset(&mask, SIGCHLD);
-  sigaddset(&mask, SIGINT);
-  sigaddset(&mask, SIGTERM);
-  if (::sigprocmask(SIG_BLOCK, &mask, &old_mask) != 0) throw IoError(std::string("sigprocmask: ") + std::strerror(errno));
-  struct MaskRestorer {
-    sigset_t old;
-    ~MaskRestorer() { ::sigprocmask(SIG_SETMASK, &old, nullptr); }
-  } restorer{old_mask};
-  const int sfd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (sfd < 0) throw IoError(std::string("signalfd: ") + std::strerror(errno));
-  FdCloser sfd_closer{sfd};
-
-  const unsigned jobs = opt.jobs ? opt.jobs : usable_cpus();
-  const pid_t parent = ::getpid();
-  std::vector<size_t> queue;
-  for (size_t i = 0; i < states.size(); ++i)
-    if (states[i].status != PointStatus::done) queue.push_back(i);
-  size_t next = 0, failed = 0;
-  std::vector<Running> running;
-  int stop_signal = 0;
-  Progress progress(!opt.quiet, states.size());
-  size_t done_count = skipped;
-
-  auto scenario_name = [&](const PointState& st) { return st.point->id + ".json"; };
-  auto cleanup_worker = [&](const PointState& st, pid_t pid) {
-    std::remove((points_dir + "/." + st.point->id + ".jsonl.tmp." + std::to_string(pid)).c_str());
-    std::remove((work_dir + "/" + scenario_name(st)).c_str());
-    std::remove((work_dir + "/" + st.point->id + ".stderr").c_str());
-  };
-  auto spawn = [&](size_t si) {
-    PointState& st = states[si];
-    const std::string scen = scenario_name(st);
-    {
-      // A scratch file for the worker (it is removed afterwards), so no fsync.
-      std::ofstream f(work_dir + "/" + scen, std::ios::binary | std::ios::trunc);
-      f << point_scenario(sw, *st.point).dump() << "\n";
-      f.close();
-      if (!f) throw IoError(work_dir + "/" + scen + ": cannot write (" + std::strerror(errno) + ")");
-    }
-    const std::string out_rel = "../points/" + st.point->id + ".jsonl";
-    const std::string err_name = st.point->id + ".stderr";
-    std::vector<std::string> args = {"nvmesim", "run", scen, "--format", "jsonl", "-q", "--out", out_rel};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(&a[0]);
-    argv.push_back(nullptr);
-    const pid_t pid = ::fork();
-    if (pid < 0) throw IoError(std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {
-      // Child: only async-signal-safe calls until execv.
-      ::setpgid(0, 0);                      // terminal signals go to the parent, which stops us
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);   // and we die with it if it is killed
-      if (::getppid() != parent) ::_exit(127);
-      ::signal(SIGINT, SIG_DFL);
-      ::signal(SIGTERM, SIG_DFL);
-      ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-      if (::chdir(work_dir.c_str()) != 0) ::_exit(126);
-      const int null_fd = ::open("/dev/null", O_RDWR);
-      const int err_fd = ::open(err_name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (null_fd < 0 || err_fd < 0) ::_exit(126);
-      ::dup2(null_fd, 0);
-      ::dup2(null_fd, 1);
-      ::dup2(err_fd, 2);
-      ::execv(opt.exe.c_str(), argv.data());
-      ::_exit(127);
-    }
-    running.push_back({si, pid});
-  };
-  auto reap = [&]() {
-    int status = 0;
-    pid_t pid;
-    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-      auto it = std::find_if(running.begin(), running.end(), [&](const Running& r) { return r.pid == pid; });
-      if (it == running.end()) continue;
-      PointState& st = states[it->state];
-      running.erase(it);
-      const std::string path = points_dir + "/" + st.point->id + ".jsonl";
-      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        if (read_point_file(path, point_scenario(sw, *st.point), st.summary) == FileState::complete) {
-          st.status = PointStatus::done;
-        } else {
-          st.status = PointStatus::failed;
-          st.error = "the worker ended without a complete " + std::string("points/") + st.point->id + ".jsonl";
-        }
-      } else if (stop_signal &&
-                 ((WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL)) ||
-                  (WIFEXITED(status) && (WEXITSTATUS(status) == 128 + SIGTERM || WEXITSTATUS(status) == 128 + SIGINT)))) {
-        // Stopped by us: `run` stops between trials and exits 128 + signal (or dies of the signal
-        // before it has installed its handler). Run again on --resume.
-        st.status = PointStatus::pending;
-        std::remove(path.c_str());
-      } else {
-        const std::string text = read_small_file(work_dir + "/" + st.point->id + ".stderr", 1 << 20);
-        const std::string msg = worker_message(text, scenario_name(st));
-        if (WIFSIGNALED(status)) {
-          st.error = "worker killed by signal " + std::to_string(WTERMSIG(status)) + " (" + signal_name(WTERMSIG(status)) + ")";
-          if (!msg.empty()) st.error += ": " + msg;
-        } else {
-          const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-          st.error = "worker exit status " + std::to_string(code) + (msg.empty() ? "" : ": " + msg);
-          if (code == 127) st.error += " (could not run " + opt.exe + ")";
-        }
-        st.status = PointStatus::failed;
-        std::remove(path.c_str());
-      }
-      cleanup_worker(st, pid);
-      if (st.status == PointStatus::done) ++done_count;
-      if (st.status == PointStatus::failed) {
-        ++failed;
-        progress.clear();
-        err << "nvmesim: point " << st.point->index << " (" << st.point->id << ") failed: " << st.error << "\n";
-        err.flush();
-      }
-    }
-  };
-
-  try {
-    while (true) {
-      while (!stop_signal && running.size() < jobs && next < queue.size()) spawn(queue[next++]);
-      if (running.empty()) break;
-      progress.update(done_count, failed, skipped, false);
-      pollfd pfd{sfd, POLLIN, 0};
-      const int rc = ::poll(&pfd, 1, progress.tty() ? 250 : -1);
-      if (rc < 0 && errno != EINTR) throw IoError(std::string("poll: ") + std::strerror(errno));
-      signalfd_siginfo si;
-      while (::read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
-        const int sig = static_cast<int>(si.ssi_signo);
-        if ((sig == SIGINT || sig == SIGTERM) && !stop_signal) {
-          stop_signal = sig;
-          for (const auto& r : running) ::kill(r.pid, SIGTERM);
-        }
-      }
-      reap();
-    }
-  } catch (...) {
-    for (const auto& r : running) ::kill(r.pid, SIGKILL);
-    for (const auto& r : running) {
-      int status;
-      ::waitpid(r.pid, &status, 0);
-      cleanup_worker(states[r.state], r.pid);
-    }
-    throw;
-  }
-  progress.update(done_count, failed, skipped, true);
-  progress.clear();
-  ::rmdir(work_dir.c_str());
-  write_manifest(dir, sw, opt.shard, states);
-
-  if (!opt.quiet) {
-    const double secs = progress.elapsed();
-    const size_t ran = done_count - skipped + failed;  // points this run completed (not those stopped)
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "nvmesim sweep %s: %zu point%s%s: %zu done (%zu already complete), %zu failed, %zu not run; "
-                  "%.1f s, %.2f points/s with %u worker%s\n",
-                  sw.name.empty() ? sw.source.c_str() : sw.name.c_str(), states.size(), states.size() == 1 ? "" : "s",
-                  opt.shard.count > 1 ? (" in shard " + std::to_string(opt.shard.index) + "/" + std::to_string(opt.shard.count)).c_str() : "",
-                  done_count, skipped, failed, states.size() - done_count - failed, secs,
-                  secs > 0 ? static_cast<double>(ran) / secs : 0.0, jobs, jobs == 1 ? "" : "s");
-    err << line;
-    if (stop_signal) err << "nvmesim: stopped by " << signal_name(stop_signal) << "; continue with --resume\n";
-  }
-  if (stop_signal) return 128 + stop_signal;
-  return failed ? kExitPointsFailed : 0;
-}
-
-// ---- merge --------------------------------------------------------------------------------------
-
-namespace {
-
-/// o[key] when `o` is an object holding it, else a null (a reference that outlives the call).
-const ojson& member(const ojson& o, const std::string& key) {
-  static const ojson null_value;
-  if (o.is_object()) {
-    auto it = o.find(key);
-    if (it != o.end()) return *it;
-  }
-  return null_value;
-}
-
-/// Elements of an array member, or nothing.
-const ojson& items_of(const ojson& o, const std::string& key) {
-  static const ojson empty = ojson::array();
-  const ojson& m = member(o, key);
-  return m.is_array() || m.is_object() ? m : empty;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string csv_value(const ojson& v) {
-  if (v.is_null()) return "";
-  if (v.is_string()) return csv_field(v.get<std::string>());
-  return csv_field(v.dump());
-}
-
-}  // namespace
-
-int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_json, std::ostream& err) {
-  if (dirs.empty()) throw InputError("merge needs at least one sweep folder");
-  ojson sweep, tool;
-  std::string first_manifest;
-  std::map<size_t, ojson> points;  // by index
-  for (const auto& d : dirs) {
-    const std::string path = d + "/manifest.json";
-    if (!file_exists(path))
-      throw InputError(path + ": missing; the sweep in " + d +
-                       " did not finish: continue it with 'nvmesim sweep SWEEP.json --out " + d + " --resume' (and its --shard)");
-    const ojson m = parse_json_text(read_text_file(path), path);
-    if (!m.is_object() || m.value("schema", "") != kManifestSchema || !m.contains("sweep") || !m["sweep"].is_object() ||
-        !m.contains("points") || !m["points"].is_array())
-      throw InputError(path + ": not an nvmesim sweep manifest (" + kManifestSchema + ")");
-    if (first_manifest.empty()) {
-      first_manifest = path;
-      sweep = m["sweep"];
-      tool = m.value("tool", ojson::object());
-    } else {
-      if (m["sweep"].value("id", "") != sweep.value("id", ""))
-        throw InputError(path + ": is from another sweep (id " + m["sweep"].value("id", "?") + ") than " + first_manifest +
-                         " (id " + sweep.value("id", "?") + ")");
-      if (m.value("tool", ojson::object()) != tool)
-        throw InputError(path + ": was written by " + m.value("tool", ojson::object()).dump() + ", " + first_manifest +
-                         " by " + tool.dump() + "; rerun the shards with one version");
-    }
-    for (const auto& p : m["points"]) {
-      if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned())
-        throw InputError(path + ": a point without an index");
-      const size_t idx = p["index"].get<size_t>();
-      const std::string status = p.value("status", "");
-      if (status == "pending") continue;
-      auto it = points.find(idx);
-      if (it == points.end() || (it->second.value("status", "") != "done" && status == "done")) {
-        points[idx] = p;
-      } else if (status == "done" && it->second.value("status", "") == "done") {
-        if (it->second.value("variants", ojson()) != p.value("variants", ojson()))
-          throw InputError(path + ": point " + std::to_string(idx) + " differs from the same point in another folder");
-      }
-    }
-  }
-  // Rebuild the axes to name the points no folder holds.
-  std::vector<SweepAxis> axes;
-  for (const auto& a : items_of(sweep, "axes")) {
-    SweepAxis ax;
-    ax.pointer = a.value("pointer", "");
-    ax.zip = a.value("kind", "") == "zip";
-    for (const auto& v : items_of(a, "values")) ax.values.push_back(v);
-    axes.push_back(std::move(ax));
-  }
-  const size_t total = sweep.value("points", size_t{0});
-  ojson out_points = ojson::array();
-  size_t n_failed = 0, n_missing = 0;
-  for (size_t i = 0; i < total; ++i) {
-    auto it = points.find(i);
-    ojson p;
-    if (it == points.end()) {
-      const ojson params = point_parameters(axes, i);
-      p["index"] = i;
-      p["id"] = point_id(params);
-      p["parameters"] = params;
-      p["status"] = "missing";
-      ++n_missing;
-    } else {
-      p = it->second;
-      p.erase("file");
-      if (p.value("status", "") == "failed") ++n_failed;
-    }
-    out_points.push_back(p);
-  }
-  ojson merged;
-  merged["schema"] = kSummarySchema;
-  merged["tool"] = tool;
-  merged["sweep"] = sweep;
-  merged["points"] = out_points;
-
-  // CSV: one row per point and variant (one row for a failed or missing point).
-  std::vector<std::string> status_keys;
-  for (const auto& p : out_points)
-    for (const auto& v : items_of(p, "variants"))
-      for (const auto& [k, val] : items_of(member(v, "summary"), "status").items()) {
-        (void)val;
-        if (std::find(status_keys.begin(), status_keys.end(), k) == status_keys.end()) status_keys.push_back(k);
-      }
-  static const char* const stats[] = {"mean", "stddev", "min", "p5", "p10", "p50", "p90", "p95", "p99", "max"};
-  std::string csv = "index,id";
-  for (const auto& a : axes) csv += "," + csv_field(a.pointer);
-  csv += ",status,variant,trials";
-  for (const auto& k : status_keys) csv += "," + csv_field(k);
-  for (const char* group : {"probe_ms", "critical_path_ms", "delta_ms"})
-    for (const char* s : stats) csv += std::string(",") + group + "_" + s;
-  csv += ",error\n";
-  for (const auto& p : out_points) {
-    std::string lead = std::to_string(p["index"].get<size_t>()) + "," + csv_field(p.value("id", ""));
-    for (const auto& a : axes) lead += "," + csv_value(member(member(p, "parameters"), a.pointer));
-    lead += "," + csv_field(p.value("status", ""));
-    const ojson& variants = items_of(p, "variants");
-    if (variants.empty()) {
-      csv += lead + ",,";
-      for (size_t i = 0; i < status_keys.size() + 3 * std::size(stats); ++i) csv += ",";
-      csv += "," + csv_field(p.value("error", "")) + "\n";
-      continue;
-    }
-    for (const auto& v : variants) {
-      const ojson& s = member(v, "summary");
-      csv += lead + "," + csv_field(v.value("name", "")) + "," + csv_value(member(s, "trials"));
-      for (const auto& k : status_keys) csv += "," + csv_value(member(member(s, "status"), k));
-      const ojson* delta = &member(v, "no delta");
-      for (const auto& d : items_of(p, "paired"))
-        if (member(d, "variant") == member(v, "name")) delta = &member(d, "delta_ms");
-      for (const ojson* g : std::initializer_list<const ojson*>{&member(s, "probe_ms"), &member(s, "critical_path_ms"), delta})
-        for (const char* st : stats) csv += "," + csv_value(member(*g, st));
-      csv += ",\n";
-    }
-  }
-
-  std::string out_csv = out_json;
-  if (out_csv.size() > 5 && out_csv.compare(out_csv.size() - 5, 5, ".json") == 0) out_csv.resize(out_csv.size() - 5);
-  out_csv += ".csv";
-  // One after the other: AtomicFile's stdio buffer is shared by the instances of a thread.
-  {
-    AtomicFile fj(out_json);
-    fj.write(merged.dump(2) + "\n");
-    fj.commit();
-  }
-  {
-    AtomicFile fc(out_csv);
-    fc.write(csv);
-    fc.commit();
-  }
-  if (n_failed || n_missing) {
-    err << "nvmesim merge: " << total << " points: " << (total - n_failed - n_missing) << " done, " << n_failed
-        << " failed, " << n_missing << " missing (listed in " << out_json << ")\n";
-    return kExitPointsFailed;
-  }
-  return 0;
+  std::vector<PointState> states = shard_states(d, sw, opt.shard, skipped);
+  WorkerPool pool(sw, opt, d, states, skipped, err);
+  pool.run();
+  ::rmdir(d.work.c_str());
+  write_manifest(d.dir, sw, opt.shard, states);
+  if (!opt.quiet) print_summary(err, sw, opt, pool, states.size(), skipped);
+  if (pool.stop_signal()) return 128 + pool.stop_signal();
+  return pool.failed() ? kExitPointsFailed : 0;
 }
 
 }  // namespace nvmesim

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.hpp"
 #include "sim/runner.hpp"
 #include "scenario/scenario.hpp"
 

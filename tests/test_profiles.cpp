@@ -11,6 +11,7 @@
 #include "host/linux/kernel_profile.hpp"
 #include "models/nvme_regs.hpp"
 #include "sim/cli.hpp"
+#include "sim/cmd_profiles.hpp"
 #include "tools/profiles.hpp"
 #include "scenario/scenario.hpp"
 

@@ -1,13 +1,9 @@
 #include "tools/profiles.hpp"
 
-#include <boost/program_options.hpp>
 #include <cstdio>
 #include <ostream>
 
 #include "host/linux/kernel_profile.hpp"
-#include "sim/cli.hpp"
-
-namespace po = boost::program_options;
 
 namespace nvmesim {
 
@@ -78,24 +74,7 @@ ojson profiles_json() {
   return j;
 }
 
-int cmd_profiles(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
-  po::options_description opts(
-      "Usage: nvmesim profiles [--json]\n\n"
-      "Prints the kernel profile table: per Linux release (4.8 to 6.19) the readiness-wait behaviour\n"
-      "nvmesim replays. Every field can be overridden in a scenario under host.overrides, under the\n"
-      "names the JSON output uses.\n\nOptions");
-  opts.add_options()("help,h", "this help")("json", "the table as JSON (schema nvmesim.profiles/1), one object per row");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    out << opts;
-    return kExitOk;
-  }
-  if (vm.count("json")) {
-    out << profiles_json().dump(2) << "\n";
-    return kExitOk;
-  }
+void print_profiles_table(std::ostream& out) {
   char line[512];
   const char* fmt = "%-7s %-13s %-25s %-25s %-13s %-17s %-16s %-5s %-6s %s\n";
   std::snprintf(line, sizeof line, fmt, "release", "row", "poll sleep", "shutdown sleep", "deadline",
@@ -124,7 +103,6 @@ int cmd_profiles(const std::vector<std::string>& args, std::ostream& out, std::o
          "both = CAP.CRWMS and CAP.CRIMS); jiffy+: msleep adds a jiffy; quirk rules: PCI ids with\n"
          "msleep(2300) after the disable write, and the model-string rule. Override any field under\n"
          "host.overrides with the names of `nvmesim profiles --json`.\n";
-  return kExitOk;
 }
 
 }  // namespace nvmesim

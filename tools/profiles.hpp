@@ -1,5 +1,6 @@
 #pragma once
-// `nvmesim profiles`: the kernel profile table (host/linux/kernel_profile.hpp) as text or JSON.
+// The kernel profile table (host/linux/kernel_profile.hpp) as text or JSON (`nvmesim profiles`).
+// Pure C++.
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -15,7 +16,8 @@ nlohmann::ordered_json profiles_json();
 /// Every mainline release the table covers, oldest first ("4.8", ..., "4.20", "5.0", ..., "6.19").
 std::vector<std::string> supported_releases();
 
-/// The subcommand: `nvmesim profiles [--json]`. Returns the exit status.
-int cmd_profiles(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// The table as text: one line per release with its row's behaviour, then a legend
+/// (`nvmesim profiles`; docs/profiles.md holds a copy that a test keeps current).
+void print_profiles_table(std::ostream& out);
 
 }  // namespace nvmesim
