@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_text.hpp"
-#include "sim/runner.hpp"
+#include "engine/runner.hpp"
 #include "scenario/scenario.hpp"
 
 using namespace nvmesim;

@@ -2,7 +2,7 @@
 // only the kernel changed between variants.
 #include <catch2/catch.hpp>
 
-#include "sim/runner.hpp"
+#include "engine/runner.hpp"
 #include "scenario/scenario.hpp"
 
 using namespace nvmesim;

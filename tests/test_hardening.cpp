@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/duration.hpp"
-#include "sim/output.hpp"
+#include "outputs/timeline.hpp"
 #include "scenario/scenario.hpp"
 #include "core/signals.hpp"
 #include "core/version.hpp"

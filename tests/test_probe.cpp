@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/runner.hpp"
+#include "engine/runner.hpp"
 #include "scenario/scenario.hpp"
 
 using namespace nvmesim;

@@ -10,8 +10,8 @@
 
 #include "host/linux/kernel_profile.hpp"
 #include "models/nvme_regs.hpp"
-#include "sim/cli.hpp"
-#include "sim/cmd_profiles.hpp"
+#include "cli/cli.hpp"
+#include "cli/cmd_profiles.hpp"
 #include "tools/profiles.hpp"
 #include "scenario/scenario.hpp"
 

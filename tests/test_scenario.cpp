@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/cli.hpp"
+#include "cli/cli.hpp"
 #include "scenario/scenario.hpp"
 
 using namespace nvmesim;

@@ -1,4 +1,4 @@
-#include "sim/output.hpp"
+#include "outputs/timeline.hpp"
 
 #include <cerrno>
 #include <charconv>

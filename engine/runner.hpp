@@ -10,7 +10,7 @@
 
 #include "scenario/scenario.hpp"
 #include "core/stats.hpp"
-#include "sim/trace_output.hpp"
+#include "outputs/trace.hpp"
 
 namespace nvmesim {
 

@@ -1,11 +1,11 @@
-#include "sim/cmd_dmesg.hpp"
+#include "cli/cmd_dmesg.hpp"
 
 #include <boost/program_options.hpp>
 #include <ostream>
 
-#include "sim/cli.hpp"
+#include "cli/cli.hpp"
 #include "tools/dmesg_reader.hpp"
-#include "sim/output.hpp"
+#include "outputs/timeline.hpp"
 #include "scenario/scenario.hpp"
 
 namespace po = boost::program_options;

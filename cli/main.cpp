@@ -2,7 +2,7 @@
 // what to elaborate.
 #include <iostream>
 
-#include "sim/cli.hpp"
+#include "cli/cli.hpp"
 
 int main(int argc, char** argv) {
   const int rc = nvmesim::cli_main(argc, argv, std::cout, std::cerr);

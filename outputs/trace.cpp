@@ -1,9 +1,9 @@
-#include "sim/trace_output.hpp"
+#include "outputs/trace.hpp"
 
 #include <algorithm>
 #include <map>
 
-#include "sim/output.hpp"
+#include "outputs/timeline.hpp"
 #include "core/stats.hpp"
 #include "core/version.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
-#include "sim/system.hpp"
+#include "engine/system.hpp"
 
 namespace nvmesim {
 

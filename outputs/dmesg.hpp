@@ -3,7 +3,7 @@
 // so that a simulated boot can be read by the same tools (and by `nvmesim dmesg`) as a real one.
 #include <string>
 
-#include "sim/system.hpp"
+#include "engine/system.hpp"
 
 namespace nvmesim {
 

@@ -1,6 +1,6 @@
-#include "sim/dmesg_output.hpp"
+#include "outputs/dmesg.hpp"
 
-#include "sim/output.hpp"
+#include "outputs/timeline.hpp"
 
 namespace nvmesim {
 

@@ -1,9 +1,9 @@
-#include "sim/cmd_profiles.hpp"
+#include "cli/cmd_profiles.hpp"
 
 #include <boost/program_options.hpp>
 #include <ostream>
 
-#include "sim/cli.hpp"
+#include "cli/cli.hpp"
 #include "tools/profiles.hpp"
 
 namespace po = boost::program_options;

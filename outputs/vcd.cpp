@@ -1,4 +1,4 @@
-#include "sim/vcd_output.hpp"
+#include "outputs/vcd.hpp"
 
 #include <cstdio>
 #include <fstream>

@@ -21,7 +21,7 @@
 #include "core/recorder.hpp"
 #include "core/trial_selection.hpp"
 #include "scenario/scenario.hpp"
-#include "sim/system.hpp"
+#include "engine/system.hpp"
 
 namespace nvmesim {
 

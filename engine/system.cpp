@@ -1,4 +1,4 @@
-#include "sim/system.hpp"
+#include "engine/system.hpp"
 
 #include <cmath>
 #include <cstdlib>

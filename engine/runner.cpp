@@ -1,4 +1,4 @@
-#include "sim/runner.hpp"
+#include "engine/runner.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,10 +11,10 @@
 #include <stdexcept>
 #include <unistd.h>
 
-#include "sim/dmesg_output.hpp"
-#include "sim/output.hpp"
+#include "outputs/dmesg.hpp"
+#include "outputs/timeline.hpp"
 #include "core/sketch.hpp"
-#include "sim/vcd_output.hpp"
+#include "outputs/vcd.hpp"
 #include "core/signals.hpp"
 #include "core/version.hpp"
 

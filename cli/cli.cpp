@@ -1,4 +1,4 @@
-#include "sim/cli.hpp"
+#include "cli/cli.hpp"
 
 #include <boost/program_options.hpp>
 #include <functional>
@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "sim/cmd_dmesg.hpp"
-#include "sim/cmd_profiles.hpp"
-#include "sim/cmd_sweep.hpp"
-#include "sim/default_scenario.hpp"
-#include "sim/output.hpp"
-#include "sim/runner.hpp"
+#include "cli/cmd_dmesg.hpp"
+#include "cli/cmd_profiles.hpp"
+#include "cli/cmd_sweep.hpp"
+#include "cli/default_scenario.hpp"
+#include "outputs/timeline.hpp"
+#include "engine/runner.hpp"
 #include "scenario/scenario.hpp"
 #include "core/signals.hpp"
 #include "sweep/sweep.hpp"

@@ -14,7 +14,7 @@
 
 #include <systemc>
 
-#include "sim/output.hpp"
+#include "outputs/timeline.hpp"
 
 namespace nvmesim {
 

@@ -1,9 +1,9 @@
-#include "sim/cmd_sweep.hpp"
+#include "cli/cmd_sweep.hpp"
 
 #include <boost/program_options.hpp>
 #include <ostream>
 
-#include "sim/cli.hpp"
+#include "cli/cli.hpp"
 #include "scenario/scenario.hpp"
 #include "sweep/sweep.hpp"
 #include "sweep/run.hpp"
