@@ -1,12 +1,11 @@
-#include "cli/cmd_dmesg.hpp"
-
-#include <boost/program_options.hpp>
 #include <ostream>
 
 #include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "core/atomic_file.hpp"
+#include "core/json_text.hpp"
 #include "tools/dmesg_reader.hpp"
-#include "outputs/timeline.hpp"
-#include "scenario/scenario.hpp"
 
 namespace po = boost::program_options;
 
@@ -30,15 +29,7 @@ int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostr
       ("out,o", po::value<std::string>(), "write the JSON to this file (atomically) instead of stdout")
       ("empirical", "print only the durations as an empirical distribution in scenario syntax, e.g. for "
                     "--set /host/init_to_probe=\"$(nvmesim dmesg LOG --from ... --to ... --empirical)\"");
-  po::options_description hidden;
-  hidden.add_options()("log", po::value<std::vector<std::string>>(), "log");
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("log", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  const auto vm = parse_command(args, opts, "log");
   if (vm.count("help")) {
     out << opts
         << "\nExamples:\n"

@@ -1,9 +1,8 @@
-#include "cli/cmd_profiles.hpp"
-
-#include <boost/program_options.hpp>
 #include <ostream>
 
 #include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "tools/profiles.hpp"
 
 namespace po = boost::program_options;
@@ -17,9 +16,7 @@ int cmd_profiles(const std::vector<std::string>& args, std::ostream& out, std::o
       "nvmesim replays. Every field can be overridden in a scenario under host.overrides, under the\n"
       "names the JSON output uses.\n\nOptions");
   opts.add_options()("help,h", "this help")("json", "the table as JSON (schema nvmesim.profiles/1), one object per row");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
-  po::notify(vm);
+  const auto vm = parse_command(args, opts);
   if (vm.count("help")) {
     out << opts;
     return kExitOk;

@@ -1,12 +1,11 @@
-#include "cli/cmd_sweep.hpp"
-
-#include <boost/program_options.hpp>
 #include <ostream>
 
 #include "cli/cli.hpp"
-#include "scenario/scenario.hpp"
-#include "sweep/sweep.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "core/errors.hpp"
 #include "sweep/run.hpp"
+#include "sweep/sweep.hpp"
 
 namespace po = boost::program_options;
 
@@ -30,15 +29,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
       ("resume", "keep the complete points already in DIR and run the rest (after a kill, a stop or failures)")
       ("list", "print the points of the shard (index, id, parameters) as JSON Lines on stdout; run nothing")
       ("quiet,q", "no progress and no summary line on stderr");
-  po::options_description hidden;
-  hidden.add_options()("sweep", po::value<std::vector<std::string>>(), "sweep file");
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("sweep", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  const auto vm = parse_command(args, opts, "sweep");
   if (vm.count("help")) {
     out << opts
         << "\nExamples:\n  nvmesim sweep scenarios/sweeps/enable-latency-vs-kernel-hz.json --out sw\n"
@@ -84,15 +75,7 @@ int cmd_merge(const std::vector<std::string>& args, std::ostream& out, std::ostr
       "do not depend on how the points were spread over shards, workers or resumed runs.\n"
       "Exit status: 0, or 1 when points are failed or missing (the outputs still list them).\n\nOptions");
   opts.add_options()("help,h", "this help")("out,o", po::value<std::string>(), "the summary file FILE.json");
-  po::options_description hidden;
-  hidden.add_options()("dir", po::value<std::vector<std::string>>(), "sweep folder");
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("dir", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  const auto vm = parse_command(args, opts, "dir");
   if (vm.count("help")) {
     out << opts << "\nExample:\n  nvmesim merge sw-0 sw-1 --out summary.json   # also writes summary.csv\n";
     return kExitOk;

@@ -2,19 +2,14 @@
 // The trial runner: runs every variant of a scenario for its trials in one SystemC elaboration,
 // streams the records to the output, and summarises (DESIGN sections 6 and 8).
 #include <cstdint>
-#include <iosfwd>
 #include <string>
-#include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "core/trial_selection.hpp"
+#include "outputs/report.hpp"
+#include "outputs/timeline.hpp"
 #include "scenario/scenario.hpp"
-#include "core/stats.hpp"
-#include "outputs/trace.hpp"
 
 namespace nvmesim {
-
-enum class OutputFormat { json, jsonl };
 
 struct RunOptions {
   std::string out_path;            ///< timeline file; empty for none
@@ -29,31 +24,10 @@ struct RunOptions {
   bool progress = true;            ///< progress bar on stderr when it is a terminal
 };
 
-/// Per-variant results, for the table and for tests.
-struct VariantReport {
-  std::string name;
-  StatusCounts status_counts{};              ///< trials by ProbeStatus
-  Summary probe_ms, critical_path_ms;
-  Summary namespace_ms;  ///< first usable namespace (count 0 unless reported)
-  Summary workload_ms;   ///< shutdown / reset / reboot part (count 0 for the probe workload)
-  nlohmann::ordered_json phases;             ///< per phase: polls and sleeps min/max/mean
-};
-struct PairedReport {
-  std::string variant, baseline;
-  Summary delta_ms;                          ///< over trials where both probes succeeded
-};
-struct RunReport {
-  std::vector<VariantReport> variants;
-  std::vector<PairedReport> paired;
-};
-
 /// Runs the scenario. Throws IoError when an output cannot be written (nothing is left behind)
 /// and InputError when a trial exceeds a safety limit; Interrupted (core/signals.hpp) when SIGINT or
 /// SIGTERM arrived under a StopSignals guard (checked between trials). Call at most once per process (SystemC
 /// allows one elaboration).
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options);
-
-/// Prints the readable table of a report.
-void print_table(std::ostream& os, const Scenario& scenario, const RunReport& report);
 
 }  // namespace nvmesim

@@ -16,31 +16,10 @@
 #include "models/nvme_controller.hpp"
 #include "models/pcie_link.hpp"
 #include "core/recorder.hpp"
+#include "outputs/trial.hpp"
 #include "scenario/scenario.hpp"
 
 namespace nvmesim {
-
-/// One trial to run.
-struct TrialRequest {
-  const Variant* variant = nullptr;
-  size_t variant_index = 0;
-  uint64_t seed = 0;
-  uint64_t trial = 0;
-  bool detailed = false;  ///< keep the full event list
-};
-
-/// What one trial gave. `recorder` holds its phases and (when detailed) events.
-struct TrialResult {
-  ProbeStatus status = ProbeStatus::ok;  ///< the first failing controller's status, else ok
-  int64_t probe_ps = 0;                  ///< controller 0: driver init to its queues line (or failure)
-  int64_t critical_path_ps = 0;          ///< the whole workload: the last queues line / shutdown end
-  /// controller 0's first usable namespace (ready independent of media), -1 when not reported
-  int64_t namespace_ps = -1;
-  /// the part after the boot's probe: shutdown (start to last SHST complete), reset (`nvme reset`
-  /// to the last queues line), reboot (shutdown start to the next boot's last queues line); -1 for probe
-  int64_t workload_ps = -1;
-  const Recorder* recorder = nullptr;
-};
 
 class nvme_system : public sc_core::sc_module {
  public:

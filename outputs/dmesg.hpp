@@ -1,9 +1,11 @@
 #pragma once
 // dmesg text (`--dmesg FILE`, DESIGN section 8): the selected trials as the kernel prints them,
 // so that a simulated boot can be read by the same tools (and by `nvmesim dmesg`) as a real one.
+// Pure C++.
+#include <cstdint>
 #include <string>
 
-#include "engine/system.hpp"
+#include "outputs/trial.hpp"
 
 namespace nvmesim {
 
@@ -19,5 +21,9 @@ inline constexpr const char* kDmesgInitLine = "initcall nvme_init+0x0/0x5b retur
 /// trial is one boot, so every trial's times start again at probe_start_s. The recorder of `res`
 /// must hold the trial's events.
 void append_dmesg_trial(std::string& out, const TrialResult& res, double probe_start_s);
+
+/// "[    0.543457] " for a line printed `t_ps` after driver init, with driver init at
+/// `probe_start_s` seconds of the kernel's clock (boot.probe_start_s). printk's "[%5lu.%06lu] ".
+std::string dmesg_prefix(double probe_start_s, int64_t t_ps);
 
 }  // namespace nvmesim

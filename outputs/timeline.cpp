@@ -1,24 +1,14 @@
 #include "outputs/timeline.hpp"
 
-#include <cerrno>
 #include <charconv>
-#include <cmath>
-#include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "core/signals.hpp"
+#include "core/json_text.hpp"
+#include "core/tool.hpp"
+#include "outputs/dmesg.hpp"
 
 namespace nvmesim {
 
-std::string dmesg_prefix(double probe_start_s, int64_t t_ps) {
-  const int64_t ns = std::llround(probe_start_s * 1e9) + t_ps / 1000;
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "[%5lld.%06lld] ", static_cast<long long>(ns / 1000000000),
-                static_cast<long long>((ns % 1000000000) / 1000));
-  return buf;
-}
+using ojson = nlohmann::ordered_json;
 
 namespace {
 // std::to_chars: no locale, no format parsing (snprintf was 14% of a jsonl run under callgrind).
@@ -33,6 +23,82 @@ void append_hex(std::string& out, uint64_t v) {
   *r.ptr = '"';
   out.append(buf, static_cast<size_t>(r.ptr + 1 - buf));
 }
+
+// "phases": every phase of the trial.
+void append_phases(std::string& out, const Recorder& rec) {
+  out += ",\"phases\":[";
+  bool first = true;
+  for (const Phase& p : rec.phases()) {
+    if (!first) out += ',';
+    first = false;
+    out += "{\"name\":\"";
+    out += p.id.name;
+    out += "\",\"ctrl\":";
+    append_int(out, p.ctrl);
+    out += ",\"start_ns\":";
+    append_int(out, p.start_ps / 1000);
+    out += ",\"end_ns\":";
+    append_int(out, p.end_ps / 1000);
+    out += ",\"polls\":";
+    append_int(out, p.polls);
+    out += ",\"sleeps\":";
+    append_int(out, p.sleeps);
+    out += '}';
+  }
+  out += ']';
+}
+
+// One element of "events".
+void append_event(std::string& out, const Event& e) {
+  out += "{\"t_ns\":";
+  append_int(out, e.t_ps / 1000);
+  if (e.dur_ps >= 0) {
+    out += ",\"dur_ns\":";
+    append_int(out, e.dur_ps / 1000);
+  }
+  out += ",\"ctrl\":";
+  append_int(out, e.ctrl);
+  out += ",\"src\":\"";
+  out += to_string(e.src);
+  out += "\",\"kind\":\"";
+  out += to_string(e.kind);
+  out += '"';
+  if (e.reg) {
+    out += ",\"reg\":\"";
+    out += e.reg;
+    out += '"';
+  }
+  if (e.has_value) {
+    out += ",\"value\":";
+    append_hex(out, e.value);
+  }
+  if (!e.detail.empty()) {
+    out += ",\"detail\":";
+    append_json_string(out, e.detail);
+  }
+  out += '}';
+}
+
+// "events" and "dmesg" of a detailed trial.
+void append_events_and_dmesg(std::string& out, const Recorder& rec, double probe_start_s) {
+  out += ",\"events\":[";
+  bool first = true;
+  for (const Event& e : rec.events()) {
+    if (!first) out += ',';
+    first = false;
+    append_event(out, e);
+  }
+  out += "],\"dmesg\":[";
+  first = true;
+  for (const Event& e : rec.events()) {
+    if (e.kind != EventKind::message) continue;
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, dmesg_prefix(probe_start_s, e.t_ps) + e.detail);
+  }
+  out += ']';
+}
+
 }  // namespace
 
 bool variant_reports_namespace(const Variant& v) {
@@ -65,71 +131,65 @@ void append_trial_json(std::string& out, const TrialRequest& req, const TrialRes
     out += ",\"workload_ns\":";
     append_int(out, res.workload_ps / 1000);
   }
-  out += ",\"phases\":[";
-  bool first = true;
-  for (const Phase& p : res.recorder->phases()) {
-    if (!first) out += ',';
-    first = false;
-    out += "{\"name\":\"";
-    out += p.id.name;
-    out += "\",\"ctrl\":";
-    append_int(out, p.ctrl);
-    out += ",\"start_ns\":";
-    append_int(out, p.start_ps / 1000);
-    out += ",\"end_ns\":";
-    append_int(out, p.end_ps / 1000);
-    out += ",\"polls\":";
-    append_int(out, p.polls);
-    out += ",\"sleeps\":";
-    append_int(out, p.sleeps);
-    out += '}';
-  }
-  out += ']';
-  if (events && res.recorder->detailed()) {
-    out += ",\"events\":[";
-    first = true;
-    for (const Event& e : res.recorder->events()) {
-      if (!first) out += ',';
-      first = false;
-      out += "{\"t_ns\":";
-      append_int(out, e.t_ps / 1000);
-      if (e.dur_ps >= 0) {
-        out += ",\"dur_ns\":";
-        append_int(out, e.dur_ps / 1000);
-      }
-      out += ",\"ctrl\":";
-      append_int(out, e.ctrl);
-      out += ",\"src\":\"";
-      out += to_string(e.src);
-      out += "\",\"kind\":\"";
-      out += to_string(e.kind);
-      out += '"';
-      if (e.reg) {
-        out += ",\"reg\":\"";
-        out += e.reg;
-        out += '"';
-      }
-      if (e.has_value) {
-        out += ",\"value\":";
-        append_hex(out, e.value);
-      }
-      if (!e.detail.empty()) {
-        out += ",\"detail\":";
-        append_json_string(out, e.detail);
-      }
-      out += '}';
-    }
-    out += "],\"dmesg\":[";
-    first = true;
-    for (const Event& e : res.recorder->events()) {
-      if (e.kind != EventKind::message) continue;
-      if (!first) out += ',';
-      first = false;
-      append_json_string(out, dmesg_prefix(probe_start_s, e.t_ps) + e.detail);
-    }
-    out += ']';
-  }
+  append_phases(out, *res.recorder);
+  if (events && res.recorder->detailed()) append_events_and_dmesg(out, *res.recorder, probe_start_s);
   out += '}';
+}
+
+std::string timeline_header(const Scenario& sc, OutputFormat format) {
+  ojson header;
+  if (format == OutputFormat::jsonl) {
+    header["record"] = "header";
+    header["schema"] = "nvmesim.trials/1";
+    header["tool"] = tool_json();
+    header["scenario"] = sc.resolved;
+    return header.dump() + "\n";
+  }
+  header["schema"] = "nvmesim.timeline/1";
+  header["tool"] = tool_json();
+  header["scenario"] = sc.resolved;
+  std::string h = header.dump();
+  h.pop_back();  // reopen the object
+  return h + ",\"variants\":[";
+}
+
+void append_timeline_trial(std::string& out, const TrialRequest& req, const TrialResult& res, double probe_start_s,
+                           OutputFormat format, uint64_t detail_trials) {
+  if (format == OutputFormat::jsonl) {
+    append_trial_json(out, req, res, probe_start_s, false, &req.variant->name);
+    out += '\n';
+    return;
+  }
+  if (req.trial == 0) {
+    out += "{\"name\":";
+    append_json_string(out, req.variant->name);
+    out += ",\"trials\":[";
+  } else {
+    out += ',';
+  }
+  append_trial_json(out, req, res, probe_start_s, req.trial < detail_trials, nullptr);
+}
+
+std::string timeline_variant_end(const VariantReport& r, bool last) {
+  return "],\"summary\":" + summary_json(r).dump() + "}" + (last ? "" : ",");
+}
+
+std::string timeline_footer(const RunReport& report, OutputFormat format) {
+  ojson paired = ojson::array();
+  for (const auto& p : report.paired) paired.push_back(paired_json(p));
+  if (format == OutputFormat::json) return "],\"paired\":" + paired.dump() + "}\n";
+  ojson s;
+  s["record"] = "summary";
+  ojson variants = ojson::array();
+  for (const auto& r : report.variants) {
+    ojson v;
+    v["name"] = r.name;
+    v["summary"] = summary_json(r);
+    variants.push_back(v);
+  }
+  s["variants"] = variants;
+  s["paired"] = paired;
+  return s.dump() + "\n";
 }
 
 }  // namespace nvmesim

@@ -1,29 +1,37 @@
 #pragma once
-// Output files (DESIGN section 8): atomic writes, the timeline trial records (JSON and JSON
-// Lines), and dmesg lines in the kernel's format.
+// The run's timeline file (`--out`, DESIGN section 8): nvmesim.timeline/1 (one JSON document:
+// header, per variant its trials and summary, then the paired deltas) or nvmesim.trials/1 (JSON
+// Lines: a header record, one record per trial, a summary record). Pure C++; the runner writes
+// the pieces in order as the trials come in.
 #include <cstdint>
-#include <cstdio>
-#include <memory>
-#include <stdexcept>
 #include <string>
 
-#include "core/atomic_file.hpp"
-#include "core/json_text.hpp"
-#include "engine/system.hpp"
+#include "outputs/report.hpp"
+#include "outputs/trial.hpp"
+#include "scenario/scenario.hpp"
 
 namespace nvmesim {
 
-/// True when the trials of `v` report `namespace_ns` (time to the first usable namespace): some
-/// controller supports ready independent of media (CAP.CRIMS).
-bool variant_reports_namespace(const Variant& v);
+enum class OutputFormat { json, jsonl };
 
 /// Appends one trial as a JSON object. With `events`, the events and dmesg lines of a detailed
 /// trial are included. With `variant_name` (JSON Lines), the record names its variant.
 void append_trial_json(std::string& out, const TrialRequest& req, const TrialResult& res,
                        double probe_start_s, bool events, const std::string* variant_name);
 
-/// "[    0.543457] " for a line printed `t_ps` after driver init, with driver init at
-/// `probe_start_s` seconds of the kernel's clock (boot.probe_start_s). printk's "[%5lu.%06lu] ".
-std::string dmesg_prefix(double probe_start_s, int64_t t_ps);
+/// The start of the file: the schema, the tool and the resolved scenario (json: the document
+/// left open for "variants"; jsonl: the header record and its newline).
+std::string timeline_header(const Scenario& sc, OutputFormat format);
+
+/// Appends trial `req` (json: opening its variant's object at trial 0; events and dmesg for the
+/// first `detail_trials` trials; jsonl: one record line without events).
+void append_timeline_trial(std::string& out, const TrialRequest& req, const TrialResult& res, double probe_start_s,
+                           OutputFormat format, uint64_t detail_trials);
+
+/// json only: closes a variant's trials with its summary (`last`: no comma after it).
+std::string timeline_variant_end(const VariantReport& r, bool last);
+
+/// The end of the file: json: "paired" and the closing brace; jsonl: the summary record.
+std::string timeline_footer(const RunReport& report, OutputFormat format);
 
 }  // namespace nvmesim

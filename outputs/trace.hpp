@@ -1,6 +1,6 @@
 #pragma once
-// Chrome trace event JSON (`--trace FILE`, DESIGN section 8) for Perfetto UI and chrome://tracing,
-// and the trial selection used by --trace-trials and --dmesg-trials.
+// Chrome trace event JSON (`--trace FILE`, DESIGN section 8) for Perfetto UI and chrome://tracing.
+// Pure C++.
 //
 // Layout: one process per variant (pid = variant index + 1, named after the variant); per
 // controller N two threads: "host: nvmeN probe" (tid 2N+1: the driver's probe of that controller:
@@ -19,11 +19,12 @@
 #include <vector>
 
 #include "core/recorder.hpp"
-#include "core/trial_selection.hpp"
 #include "scenario/scenario.hpp"
-#include "engine/system.hpp"
+#include "outputs/trial.hpp"
 
 namespace nvmesim {
+
+class TraceEventList;
 
 /// Collects the selected trials (with their full event lists) and writes the trace at the end.
 /// Memory grows with the events of the selected trials only.
@@ -45,6 +46,8 @@ class TraceWriter {
     std::vector<Event> events;
     std::vector<Phase> phases;
   };
+  // Adds the events of one stored trial laid out from `base_ps` (its slot's start).
+  void emit_trial(TraceEventList& list, const StoredTrial& t, int64_t base_ps) const;
   const Scenario& sc_;
   std::vector<StoredTrial> trials_;
 };

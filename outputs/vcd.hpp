@@ -14,7 +14,7 @@
 
 #include <systemc>
 
-#include "outputs/timeline.hpp"
+#include "core/atomic_file.hpp"
 
 namespace nvmesim {
 

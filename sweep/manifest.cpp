@@ -8,7 +8,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
-#include "core/version.hpp"
+#include "core/tool.hpp"
 #include "sweep/folder.hpp"
 
 namespace nvmesim::sweep_detail {
@@ -81,13 +81,6 @@ std::string last_line(std::ifstream& in) {
     pos = start;
   }
   return tail;
-}
-
-ojson tool_json() {
-  ojson t;
-  t["name"] = "nvmesim";
-  t["version"] = kVersion;
-  return t;
 }
 
 ojson sweep_json(const Sweep& sw) {

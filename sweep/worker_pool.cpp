@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/errors.hpp"
+#include "core/progress.hpp"
 #include "sweep/folder.hpp"
 #include "sweep/run.hpp"
 
@@ -65,43 +66,22 @@ std::string worker_message(const std::string& stderr_text, const std::string& sc
   return msg;
 }
 
-class Progress {
- public:
-  Progress(bool enabled, size_t total) : tty_(enabled && ::isatty(2)), total_(total), start_(std::chrono::steady_clock::now()) {}
-  /// `done` and `failed` count every point of the shard; `skipped` were complete before this run
-  /// (they do not count towards the rate).
-  void update(size_t done, size_t failed, size_t skipped, bool force) {
-    if (!tty_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (!force && now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double rate = elapsed > 0 ? static_cast<double>(done + failed - skipped) / elapsed : 0;
-    char left[32] = "--:--";
-    if (rate > 0) {
-      const long s = static_cast<long>(static_cast<double>(total_ - done - failed) / rate + 0.5);
-      std::snprintf(left, sizeof left, "%ld:%02ld", s / 60, s % 60);
-    }
-    const int width = 30;
-    const int filled = total_ ? static_cast<int>(width * static_cast<double>(done + failed) / static_cast<double>(total_)) : width;
-    std::fprintf(stderr, "\r[%-*s] %zu/%zu points%s  %.2f points/s  %s left   ", width,
-                 std::string(static_cast<size_t>(filled), '#').c_str(), done + failed, total_,
-                 failed ? (" (" + std::to_string(failed) + " failed)").c_str() : "", rate, left);
-    shown_ = true;
+// "12/40 points (1 failed)  2.50 points/s  0:11 left" (the points complete before this run do
+// not count towards the rate).
+void show_progress(ProgressBar& bar, size_t total, size_t done, size_t failed, size_t skipped, bool force) {
+  if (!bar.due(force)) return;
+  const double elapsed = bar.elapsed_s();
+  const double rate = elapsed > 0 ? static_cast<double>(done + failed - skipped) / elapsed : 0;
+  char left[32] = "--:--";
+  if (rate > 0) {
+    const long s = static_cast<long>(static_cast<double>(total - done - failed) / rate + 0.5);
+    std::snprintf(left, sizeof left, "%ld:%02ld", s / 60, s % 60);
   }
-  void clear() {
-    if (shown_) std::fprintf(stderr, "\r%*s\r", 100, "");
-    shown_ = false;
-  }
-  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
-  bool tty() const { return tty_; }
-
- private:
-  bool tty_;
-  size_t total_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_, last_;
-};
+  char text[160];
+  std::snprintf(text, sizeof text, "%zu/%zu points%s  %.2f points/s  %s left   ", done + failed, total,
+                failed ? (" (" + std::to_string(failed) + " failed)").c_str() : "", rate, left);
+  bar.draw(total ? static_cast<double>(done + failed) / static_cast<double>(total) : 1.0, text);
+}
 
 // Closes a file descriptor when it goes out of scope.
 struct FdCloser {
@@ -214,7 +194,7 @@ class WorkerPool {
   WorkerPool(const Sweep& sw, const SweepRunOptions& opt, const SweepDirs& dirs, std::vector<PointState>& states,
              size_t skipped, std::ostream& err)
       : sw_(sw), opt_(opt), d_(dirs), states_(states), err_(err), jobs_(opt.jobs ? opt.jobs : usable_cpus()),
-        skipped_(skipped), done_(skipped), progress_(!opt.quiet, states.size()) {}
+        skipped_(skipped), done_(skipped), progress_(!opt.quiet, std::chrono::milliseconds(200)) {}
 
   /// Runs until every point is done or failed, or a stop signal arrived. On an exception the
   /// running workers are killed and their files removed.
@@ -223,7 +203,7 @@ class WorkerPool {
   size_t done() const { return done_; }
   size_t failed() const { return failed_; }
   int stop_signal() const { return stop_signal_; }
-  double elapsed() const { return progress_.elapsed(); }
+  double elapsed() const { return progress_.elapsed_s(); }
 
  private:
   struct Running {
@@ -247,7 +227,7 @@ class WorkerPool {
   const size_t skipped_;
   size_t done_, failed_ = 0;
   int stop_signal_ = 0;
-  Progress progress_;
+  ProgressBar progress_;
   SignalFd signals_;
   std::vector<Running> running_;
   const pid_t parent_ = ::getpid();
@@ -373,7 +353,7 @@ void WorkerPool::run() {
     while (true) {
       while (!stop_signal_ && running_.size() < jobs_ && next < queue.size()) spawn(queue[next++]);
       if (running_.empty()) break;
-      progress_.update(done_, failed_, skipped_, false);
+      show_progress(progress_, states_.size(), done_, failed_, skipped_, false);
       wait_for_events();
       reap();
     }
@@ -386,7 +366,7 @@ void WorkerPool::run() {
     }
     throw;
   }
-  progress_.update(done_, failed_, skipped_, true);
+  show_progress(progress_, states_.size(), done_, failed_, skipped_, true);
   progress_.clear();
 }
 

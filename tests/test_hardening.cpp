@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/duration.hpp"
-#include "outputs/timeline.hpp"
+#include "core/atomic_file.hpp"
 #include "scenario/scenario.hpp"
 #include "core/signals.hpp"
 #include "core/version.hpp"

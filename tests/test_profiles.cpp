@@ -11,7 +11,7 @@
 #include "host/linux/kernel_profile.hpp"
 #include "models/nvme_regs.hpp"
 #include "cli/cli.hpp"
-#include "cli/cmd_profiles.hpp"
+#include "cli/commands.hpp"
 #include "tools/profiles.hpp"
 #include "scenario/scenario.hpp"
 

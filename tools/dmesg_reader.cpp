@@ -5,9 +5,9 @@
 #include <optional>
 #include <regex>
 
-#include "scenario/scenario.hpp"
+#include "core/errors.hpp"
 #include "core/stats.hpp"
-#include "core/version.hpp"
+#include "core/tool.hpp"
 
 namespace nvmesim {
 
@@ -214,8 +214,8 @@ std::regex compile(const std::string& re, const std::string& source, const char*
   try {
     return std::regex(re, std::regex::ECMAScript | std::regex::optimize);
   } catch (const std::regex_error& e) {
-    throw InputError(source + ": " + option + ": \"" + re +
-                     "\" is not a valid regular expression (ECMAScript syntax): " + e.what());
+    throw InputError::in_source(source, std::string(option) + ": \"" + re +
+                                            "\" is not a valid regular expression (ECMAScript syntax): " + e.what());
   }
 }
 
@@ -305,9 +305,9 @@ DmesgParse parse_dmesg_text(const std::string& text, const std::string& source, 
   // Open at the end: controllers' own starts, and a driver-level start nobody used.
   out.unclosed = own.size() + (global && global_used.empty() ? 1 : 0);
   if (out.timed_lines == 0 && first_untimed_match)
-    throw InputError(source + ": line " + std::to_string(*first_untimed_match) +
-                     ": no timestamp; nvmesim dmesg needs the kernel's times: use `dmesg` without -t, "
-                     "`journalctl -k -o short-monotonic`, or `dmesg --time-format=iso`");
+    throw InputError::in_source(source, "line " + std::to_string(*first_untimed_match) +
+                                            ": no timestamp; nvmesim dmesg needs the kernel's times: use `dmesg` without -t, "
+                                            "`journalctl -k -o short-monotonic`, or `dmesg --time-format=iso`");
   return out;
 }
 
@@ -329,7 +329,7 @@ nlohmann::ordered_json dmesg_json(const std::vector<DmesgParse>& parses, const s
   using ojson = nlohmann::ordered_json;
   ojson doc;
   doc["schema"] = "nvmesim.dmesg/1";
-  doc["tool"] = {{"name", "nvmesim"}, {"version", kVersion}};
+  doc["tool"] = tool_json();
   doc["from"] = from_regex;
   doc["to"] = to_regex;
   ojson sources = ojson::array();
