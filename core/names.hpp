@@ -17,7 +17,7 @@ struct EnumName {
   const char* text = nullptr;
 };
 
-/// The key of `value` in `table` ("?" when the table lacks it, which a test rules out).
+/// The key of `value` in `table` ("?" for a value missing from the table).
 template <class E, size_t N>
 constexpr const char* key_in(const EnumName<E> (&table)[N], E value) {
   for (const auto& n : table)

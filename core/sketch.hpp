@@ -1,6 +1,7 @@
 #pragma once
 // Constant-memory summary statistics for any number of trials (issue 7: memory must stay flat in
-// the trial count). Values are integer nanoseconds (may be negative: paired deltas).
+// the trial count). Values are integers in one unit the caller chooses (the runner adds
+// picoseconds); they may be negative (paired deltas). Pure C++.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -13,20 +14,20 @@ namespace nvmesim {
 /// A log-linear histogram of int64 values (HdrHistogram's layout): magnitudes below 2^12 are
 /// counted exactly; above, each power of two is split into 2^11 buckets, so a bucket spans at
 /// most 1/2048 of its values (0.05%). Count, mean, standard deviation, min and max are exact;
-/// percentiles are exact below 4096 ns and within 0.05% above. Memory grows with the number of
-/// distinct powers of two seen (16 KiB each), never with the number of values.
+/// percentiles are exact for magnitudes below 4096 units (4.096 ns for the runner's picoseconds)
+/// and within 0.05% above. Memory grows with the number of distinct powers of two seen (16 KiB
+/// each), never with the number of values.
 class QuantileSketch {
  public:
-  void add(int64_t value_ns);
+  /// Adds one value, in the sketch's unit (picoseconds in the runner).
+  void add(int64_t value);
   uint64_t count() const { return count_; }
-  /// Summary in milliseconds, percentiles interpolated between order statistics as
+  /// Summary in milliseconds of values added in a unit of which `units_per_ms` make a
+  /// millisecond (1e9 for picoseconds), percentiles interpolated between order statistics as
   /// nvmesim::summarize does (type 7), with each order statistic taken as its bucket's midpoint
   /// clamped to [min, max].
-  Summary summary_ms() const { return summary(1e6); }
-  /// The same for values added in another unit: `units_per_ms` of them make a millisecond
-  /// (1e9 for picoseconds; the exact range is then below 4096 of that unit).
   Summary summary(double units_per_ms) const;
-  /// The value of the order statistic of 0-based rank r (r < count), in ns.
+  /// The value of the order statistic of 0-based rank r (r < count), in the sketch's unit.
   double value_at_rank(uint64_t r) const;
 
  private:

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/names.hpp"
 #include "host/host_params.hpp"
 #include "models/controller_params.hpp"
 
@@ -19,6 +20,11 @@ namespace nvmesim {
 /// "shutdown" then shuts the live controllers down (serially, or all at once with
 /// host.async_shutdown), "reset" issues `nvme reset` to each, "reboot" shuts down and probes again.
 enum class Workload { probe, shutdown, reset, reboot };
+/// `workload`'s spellings.
+inline constexpr EnumName<Workload> kWorkloadNames[] = {{Workload::probe, "probe"},
+                                                       {Workload::shutdown, "shutdown"},
+                                                       {Workload::reset, "reset"},
+                                                       {Workload::reboot, "reboot"}};
 
 /// Limits on what a scenario may ask for (errors, not silent clamps).
 inline constexpr uint64_t kMaxTrials = 100'000'000;

@@ -61,7 +61,7 @@ HostParams read_host(const Node& n) {
   }
   if (n.has("highres")) h.timers.highres = n.at("highres").boolean();
   if (n.has("tick"))
-    h.timers.tick = n.at("tick").choice<TickMode>({{"nohz_idle", TickMode::nohz_idle}, {"periodic", TickMode::periodic}});
+    h.timers.tick = n.at("tick").choice(kTickModeNames);
   if (n.has("wakeup_latency")) h.wakeup_latency = read_distribution(n.at("wakeup_latency"));
   if (n.has("background_irq_rate_hz")) h.timers.background_irq_rate_hz = n.at("background_irq_rate_hz").number(0, 1e7);
   if (n.has("init_to_probe")) h.init_to_probe = read_distribution(n.at("init_to_probe"));
@@ -85,21 +85,17 @@ HostParams read_host(const Node& n) {
     KernelProfile& pr = h.profile;
     if (o.has("poll")) pr.poll = policy(o.at("poll"));
     if (o.has("shutdown_poll")) pr.shutdown_poll = policy(o.at("shutdown_poll"));
-    auto pick = [&](const char* key, auto& field, auto... values) {
-      if (!o.has(key)) return;
-      using T = std::decay_t<decltype(field)>;
-      field = o.at(key).choice<T>({{key_of(values), values}...});
+    auto pick = [&](const char* key, auto& field, const auto& names) {
+      if (o.has(key)) field = o.at(key).choice(names);
     };
-    pick("deadline", pr.deadline, DeadlineForm::half_jiffies, DeadlineForm::whole_seconds);
-    pick("enable_timeout", pr.enable_timeout, EnableTimeout::cap_to, EnableTimeout::crto_instead,
-         EnableTimeout::crto_max);
-    pick("crime", pr.crime, CrimeRule::never, CrimeRule::if_crims, CrimeRule::if_crwms_and_crims);
-    pick("cc_sequence", pr.cc_sequence, CcSequence::single_write, CcSequence::en0_readback,
-         CcSequence::en0_readback_cap, CcSequence::en0_cap);
-    pick("shutdown_wait", pr.shutdown_wait, ShutdownWait::msleep_loop, ShutdownWait::wait_ready);
+    pick("deadline", pr.deadline, kDeadlineFormNames);
+    pick("enable_timeout", pr.enable_timeout, kEnableTimeoutNames);
+    pick("crime", pr.crime, kCrimeRuleNames);
+    pick("cc_sequence", pr.cc_sequence, kCcSequenceNames);
+    pick("shutdown_wait", pr.shutdown_wait, kShutdownWaitNames);
     for (auto [key, field] : {std::pair<const char*, bool*>{"crto_warning", &pr.crto_warning},
-                              {"msleep_extra_jiffy", &pr.msleep_extra_jiffy},
-                              {"fsleep_613", &pr.fsleep_613},
+                              {"msleep_extra_jiffy", &pr.timer.msleep_extra_jiffy},
+                              {"fsleep_613", &pr.timer.fsleep_613},
                               {"csts_in_message", &pr.csts_in_message},
                               {"queues_line", &pr.queues_line},
                               {"delay_quirk_model_rule", &pr.delay_quirk_model_rule},
@@ -124,8 +120,6 @@ HostParams read_host(const Node& n) {
     if (b.has("aqa_zero")) h.bad_config.aqa_zero = b.at("aqa_zero").boolean();
     if (b.has("skip_admin_queue")) h.bad_config.skip_admin_queue = b.at("skip_admin_queue").boolean();
   }
-  h.timers.msleep_extra_jiffy = h.profile.msleep_extra_jiffy;
-  h.timers.fsleep_613 = h.profile.fsleep_613;
   return h;
 }
 
@@ -224,7 +218,7 @@ ControllerParams read_controller(const Node& n, uint32_t& count) {
     if (crto.has("crimt")) c.crto.crimt = static_cast<uint16_t>(crto.at("crimt").integer(0, 65535));
   }
   if (n.has("handoff"))
-    c.handoff = n.at("handoff").choice<Handoff>({{"disabled", Handoff::disabled}, {"enabled", Handoff::enabled}});
+    c.handoff = n.at("handoff").choice(kHandoffNames);
   if (n.has("enable_latency")) c.enable_latency = read_distribution(n.at("enable_latency"));
   if (n.has("disable_latency")) c.disable_latency = read_distribution(n.at("disable_latency"));
   if (n.has("shutdown_latency")) c.shutdown_latency = read_distribution(n.at("shutdown_latency"));
@@ -302,8 +296,7 @@ Variant read_variant(const Node& root, const std::string& name) {
     total += count;
   }
   if (root.has("workload"))
-    v.workload = root.at("workload").choice<Workload>({{"probe", Workload::probe}, {"shutdown", Workload::shutdown},
-                                                       {"reset", Workload::reset}, {"reboot", Workload::reboot}});
+    v.workload = root.at("workload").choice(kWorkloadNames);
   return v;
 }
 

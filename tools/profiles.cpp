@@ -9,15 +9,6 @@ namespace nvmesim {
 
 using ojson = nlohmann::ordered_json;
 
-std::vector<std::string> supported_releases() {
-  std::vector<std::string> out;
-  const int last_minor[] = {20, 19, 19};  // 4.x ends at 4.20, 5.x at 5.19; 6.19 is the newest row
-  for (int major = 4; major <= 6; ++major)
-    for (int minor = major == 4 ? 8 : 0; minor <= last_minor[major - 4]; ++minor)
-      out.push_back(std::to_string(major) + "." + std::to_string(minor));
-  return out;
-}
-
 namespace {
 
 std::string quirk_rules(const KernelProfile& p) {
@@ -51,8 +42,8 @@ ojson row_json(const KernelProfile& p) {
   j["crime"] = key_of(p.crime);
   j["cc_sequence"] = key_of(p.cc_sequence);
   j["crto_warning"] = p.crto_warning;
-  j["msleep_extra_jiffy"] = p.msleep_extra_jiffy;
-  j["fsleep_613"] = p.fsleep_613;
+  j["msleep_extra_jiffy"] = p.timer.msleep_extra_jiffy;
+  j["fsleep_613"] = p.timer.fsleep_613;
   j["csts_in_message"] = p.csts_in_message;
   j["queues_line"] = p.queues_line;
   j["shutdown_wait"] = key_of(p.shutdown_wait);
@@ -91,7 +82,7 @@ void print_profiles_table(std::ostream& out) {
     std::snprintf(line, sizeof line, fmt, r.c_str(), row.c_str(), p.poll.to_string().c_str(), shut.c_str(),
                   key_of(p.deadline), timeout.c_str(), seq.c_str(), p.crime == CrimeRule::never      ? "never"
                   : p.crime == CrimeRule::if_crims ? "CRIMS"
-                                                   : "both", p.msleep_extra_jiffy ? "yes" : "no",
+                                                   : "both", p.timer.msleep_extra_jiffy ? "yes" : "no",
                   quirk_rules(p).c_str());
     out << line;
   }

@@ -7,14 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "host/linux/kernel_profile.hpp"
+
 namespace nvmesim {
 
 /// The table as JSON (schema "nvmesim.profiles/1"): one object per row with its releases and
 /// every field under the name `host.overrides` uses.
 nlohmann::ordered_json profiles_json();
-
-/// Every mainline release the table covers, oldest first ("4.8", ..., "4.20", "5.0", ..., "6.19").
-std::vector<std::string> supported_releases();
 
 /// The table as text: one line per release with its row's behaviour, then a legend
 /// (`nvmesim profiles`; docs/profiles.md holds a copy that a test keeps current).

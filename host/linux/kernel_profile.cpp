@@ -1,5 +1,6 @@
 #include "host/linux/kernel_profile.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <stdexcept>
 
@@ -34,73 +35,6 @@ KernelVersion KernelVersion::parse(std::string_view text) {
 std::string KernelVersion::to_string() const {
   return std::to_string(major) + "." + std::to_string(minor) + (patch ? "." + std::to_string(patch) : "");
 }
-
-const char* to_string(DeadlineForm f) {
-  switch (f) {
-    case DeadlineForm::half_jiffies: return "jiffies + (TO+1)*HZ/2";
-    case DeadlineForm::whole_seconds: return "jiffies + ((TO+1)/2)*HZ";
-  }
-  return "?";
-}
-const char* to_string(EnableTimeout t) {
-  switch (t) {
-    case EnableTimeout::cap_to: return "CAP.TO";
-    case EnableTimeout::crto_instead: return "CRWMS ? CRTO (CRIMT if CRIME else CRWMT) : CAP.TO";
-    case EnableTimeout::crto_max: return "CRWMS ? max(CAP.TO, CRTO) : CAP.TO";
-  }
-  return "?";
-}
-const char* to_string(CrimeRule r) {
-  switch (r) {
-    case CrimeRule::never: return "never";
-    case CrimeRule::if_crims: return "if CAP.CRIMS";
-    case CrimeRule::if_crwms_and_crims: return "if CAP.CRWMS and CAP.CRIMS";
-  }
-  return "?";
-}
-const char* to_string(CcSequence s) {
-  switch (s) {
-    case CcSequence::single_write: return "CC=config|EN";
-    case CcSequence::en0_readback: return "CC=config; read CC; [read CRTO]; CC|=EN";
-    case CcSequence::en0_readback_cap: return "CC=config; read CC; read CAP; [read CRTO]; CC|=EN";
-    case CcSequence::en0_cap: return "CC=config; read CAP; [read CRTO]; CC|=EN";
-  }
-  return "?";
-}
-const char* to_string(ShutdownWait w) {
-  switch (w) {
-    case ShutdownWait::msleep_loop: return "own loop, no all-ones check";
-    case ShutdownWait::wait_ready: return "nvme_wait_ready(shutdown)";
-  }
-  return "?";
-}
-const char* key_of(DeadlineForm f) { return f == DeadlineForm::half_jiffies ? "half_jiffies" : "whole_seconds"; }
-const char* key_of(EnableTimeout t) {
-  switch (t) {
-    case EnableTimeout::cap_to: return "cap_to";
-    case EnableTimeout::crto_instead: return "crto_instead";
-    case EnableTimeout::crto_max: return "crto_max";
-  }
-  return "?";
-}
-const char* key_of(CrimeRule r) {
-  switch (r) {
-    case CrimeRule::never: return "never";
-    case CrimeRule::if_crims: return "if_crims";
-    case CrimeRule::if_crwms_and_crims: return "if_crwms_and_crims";
-  }
-  return "?";
-}
-const char* key_of(CcSequence s) {
-  switch (s) {
-    case CcSequence::single_write: return "single_write";
-    case CcSequence::en0_readback: return "en0_readback";
-    case CcSequence::en0_readback_cap: return "en0_readback_cap";
-    case CcSequence::en0_cap: return "en0_cap";
-  }
-  return "?";
-}
-const char* key_of(ShutdownWait w) { return w == ShutdownWait::msleep_loop ? "msleep_loop" : "wait_ready"; }
 
 const std::vector<std::string>& base_delay_quirk_ids() {
   static const std::vector<std::string> ids = {"1bb1:0100", "1c58:0003", "1c58:0023",
@@ -168,12 +102,12 @@ const std::vector<KernelProfile>& kernel_profiles() {
     p.first = "6.12";
     p.last = "6.12";
     p.crime = CrimeRule::never;
-    p.msleep_extra_jiffy = false;
+    p.timer.msleep_extra_jiffy = false;
     t.push_back(p);
     // 6.13 - 6.18: fsleep's 6.13 rule (the waits do not use fsleep; an override may).
     p.first = "6.13";
     p.last = "6.18";
-    p.fsleep_613 = true;
+    p.timer.fsleep_613 = true;
     t.push_back(p);
     // 6.19: no CC read-back; a failed disable wait at probe gets one FLR and one retry.
     p.first = "6.19";
@@ -186,24 +120,67 @@ const std::vector<KernelProfile>& kernel_profiles() {
   return table;
 }
 
+namespace {
+
+// The last minor release of each finished mainline major line within the table: 4.x ended at 4.20
+// and 5.x at 5.19 (Linux numbering; 6.x goes on, and the table's last row bounds it).
+struct MajorLineEnd {
+  int major, last_minor;
+};
+constexpr MajorLineEnd kMajorLineEnds[] = {{4, 20}, {5, 19}};
+
+int last_minor_of(int major, int table_last_minor, int table_last_major) {
+  for (const auto& e : kMajorLineEnds)
+    if (e.major == major) return e.last_minor;
+  return major == table_last_major ? table_last_minor : -1;
+}
+
+}  // namespace
+
+std::vector<std::string> supported_releases() {
+  const auto& t = kernel_profiles();
+  const KernelVersion first = KernelVersion::parse(t.front().first), last = KernelVersion::parse(t.back().last);
+  std::vector<std::string> out;
+  for (int major = first.major; major <= last.major; ++major) {
+    const int end = last_minor_of(major, last.minor, last.major);
+    for (int minor = major == first.major ? first.minor : 0; minor <= end; ++minor)
+      out.push_back(std::to_string(major) + "." + std::to_string(minor));
+  }
+  return out;
+}
+
 const KernelProfile& profile_for(const KernelVersion& v) {
-  // Mainline numbering: 4.x ended at 4.20, 5.x at 5.19; 6.19 is the newest release described.
-  const bool exists = (v.major == 4 && v.minor <= 20) || (v.major == 5 && v.minor <= 19) || v.major == 6;
-  if (!exists)
-    throw std::invalid_argument("kernel " + v.to_string() + " is not supported; supported releases: " +
-                                supported_kernel_range());
-  for (const auto& p : kernel_profiles()) {
-    if (v.release_key() >= KernelVersion::parse(p.first).release_key() &&
-        v.release_key() <= KernelVersion::parse(p.last).release_key())
-      return p;
+  const std::vector<std::string> releases = supported_releases();
+  const bool exists = std::any_of(releases.begin(), releases.end(), [&](const std::string& r) {
+    return KernelVersion::parse(r).release_key() == v.release_key();
+  });
+  if (exists) {
+    for (const auto& p : kernel_profiles()) {
+      if (v.release_key() >= KernelVersion::parse(p.first).release_key() &&
+          v.release_key() <= KernelVersion::parse(p.last).release_key())
+        return p;
+    }
   }
   throw std::invalid_argument("kernel " + v.to_string() + " is not supported; supported releases: " +
                               supported_kernel_range());
 }
 
 std::string supported_kernel_range() {
+  // "4.8 to 6.19 (mainline 4.8, 4.9, ..., 4.20, 5.0, ..., 5.19, 6.0, ..., 6.19)": per major line
+  // its first release (and the next one for the first line, to show the step), "...", its last.
   const auto& t = kernel_profiles();
-  return t.front().first + " to " + t.back().last + " (mainline 4.8, 4.9, ..., 4.20, 5.0, ..., 5.19, 6.0, ..., 6.19)";
+  const std::vector<std::string> releases = supported_releases();
+  std::string lines;
+  for (size_t i = 0; i < releases.size();) {
+    const int major = KernelVersion::parse(releases[i]).major;
+    size_t j = i;
+    while (j + 1 < releases.size() && KernelVersion::parse(releases[j + 1]).major == major) ++j;
+    lines += (lines.empty() ? "" : ", ") + releases[i];
+    if (i == 0 && j > i + 1) lines += ", " + releases[i + 1];
+    if (j > i) lines += (j > i + 1 ? ", ..., " : ", ") + releases[j];
+    i = j + 1;
+  }
+  return t.front().first + " to " + t.back().last + " (mainline " + lines + ")";
 }
 
 }  // namespace nvmesim

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/names.hpp"
+#include "host/timers/kernel_timers.hpp"
 #include "host/timers/sleep_policy.hpp"
 
 namespace nvmesim {
@@ -56,17 +58,39 @@ enum class ShutdownWait {
   wait_ready,   ///< nvme_wait_ready with op "shutdown" (6.2+)
 };
 
-const char* to_string(DeadlineForm f);
-const char* to_string(EnableTimeout t);
-const char* to_string(CrimeRule r);
-const char* to_string(CcSequence s);
-const char* to_string(ShutdownWait w);
+/// The names of each enum, in one table each (core/names.hpp): `key` is the scenario's spelling
+/// (host.overrides, `nvmesim profiles --json`), `text` the formula or sequence it stands for.
+inline constexpr EnumName<DeadlineForm> kDeadlineFormNames[] = {
+    {DeadlineForm::half_jiffies, "half_jiffies", "jiffies + (TO+1)*HZ/2"},
+    {DeadlineForm::whole_seconds, "whole_seconds", "jiffies + ((TO+1)/2)*HZ"}};
+inline constexpr EnumName<EnableTimeout> kEnableTimeoutNames[] = {
+    {EnableTimeout::cap_to, "cap_to", "CAP.TO"},
+    {EnableTimeout::crto_instead, "crto_instead", "CRWMS ? CRTO (CRIMT if CRIME else CRWMT) : CAP.TO"},
+    {EnableTimeout::crto_max, "crto_max", "CRWMS ? max(CAP.TO, CRTO) : CAP.TO"}};
+inline constexpr EnumName<CrimeRule> kCrimeRuleNames[] = {
+    {CrimeRule::never, "never", "never"},
+    {CrimeRule::if_crims, "if_crims", "if CAP.CRIMS"},
+    {CrimeRule::if_crwms_and_crims, "if_crwms_and_crims", "if CAP.CRWMS and CAP.CRIMS"}};
+inline constexpr EnumName<CcSequence> kCcSequenceNames[] = {
+    {CcSequence::single_write, "single_write", "CC=config|EN"},
+    {CcSequence::en0_readback, "en0_readback", "CC=config; read CC; [read CRTO]; CC|=EN"},
+    {CcSequence::en0_readback_cap, "en0_readback_cap", "CC=config; read CC; read CAP; [read CRTO]; CC|=EN"},
+    {CcSequence::en0_cap, "en0_cap", "CC=config; read CAP; [read CRTO]; CC|=EN"}};
+inline constexpr EnumName<ShutdownWait> kShutdownWaitNames[] = {
+    {ShutdownWait::msleep_loop, "msleep_loop", "own loop, no all-ones check"},
+    {ShutdownWait::wait_ready, "wait_ready", "nvme_wait_ready(shutdown)"}};
+
+constexpr const char* to_string(DeadlineForm f) { return text_in(kDeadlineFormNames, f); }
+constexpr const char* to_string(EnableTimeout t) { return text_in(kEnableTimeoutNames, t); }
+constexpr const char* to_string(CrimeRule r) { return text_in(kCrimeRuleNames, r); }
+constexpr const char* to_string(CcSequence s) { return text_in(kCcSequenceNames, s); }
+constexpr const char* to_string(ShutdownWait w) { return text_in(kShutdownWaitNames, w); }
 /// The scenario spelling of each enum value ("half_jiffies", "crto_max", ...).
-const char* key_of(DeadlineForm f);
-const char* key_of(EnableTimeout t);
-const char* key_of(CrimeRule r);
-const char* key_of(CcSequence s);
-const char* key_of(ShutdownWait w);
+constexpr const char* key_of(DeadlineForm f) { return key_in(kDeadlineFormNames, f); }
+constexpr const char* key_of(EnableTimeout t) { return key_in(kEnableTimeoutNames, t); }
+constexpr const char* key_of(CrimeRule r) { return key_in(kCrimeRuleNames, r); }
+constexpr const char* key_of(CcSequence s) { return key_in(kCcSequenceNames, s); }
+constexpr const char* key_of(ShutdownWait w) { return key_in(kShutdownWaitNames, w); }
 
 /// The behaviour of one range of Linux releases. Field names are the keys of `host.overrides`.
 struct KernelProfile {
@@ -79,8 +103,9 @@ struct KernelProfile {
   CrimeRule crime = CrimeRule::never;
   CcSequence cc_sequence = CcSequence::single_write;
   bool crto_warning = false;         ///< prints "bad crto:%x cap:%llx" once when the CRTO field < CAP.TO (6.6+)
-  bool msleep_extra_jiffy = true;    ///< msleep adds a jiffy (before 6.12)
-  bool fsleep_613 = false;           ///< fsleep follows the 6.13 rule
+  /// The release's timer rules: msleep_extra_jiffy (before 6.12), fsleep_613 (6.13+). The timer
+  /// model reads them from here (their only home); host.overrides spells them as plain keys.
+  TimerRules timer;
   bool csts_in_message = false;      ///< "Device not ready; aborting ..., CSTS=0x%x" (5.7+)
   bool queues_line = true;           ///< prints "D/R/P default/read/poll queues" (5.4+)
   ShutdownWait shutdown_wait = ShutdownWait::msleep_loop;
@@ -103,7 +128,13 @@ const std::vector<KernelProfile>& kernel_profiles();
 /// The profile of the row holding `v`. Throws std::invalid_argument naming the supported range.
 const KernelProfile& profile_for(const KernelVersion& v);
 
-/// "4.8 to 6.19": the releases the table covers.
+/// Every mainline release the table covers, oldest first ("4.8", ..., "4.20", "5.0", ..., "6.19"):
+/// from its first row's first release to its last row's last, with the ends of the major lines
+/// (4.x ends at 4.20, 5.x at 5.19).
+std::vector<std::string> supported_releases();
+
+/// "4.8 to 6.19 (mainline 4.8, 4.9, ..., 4.20, 5.0, ..., 5.19, 6.0, ..., 6.19)": the releases the
+/// table covers, for messages.
 std::string supported_kernel_range();
 
 /// The model string and vendor of the later quirk rule.

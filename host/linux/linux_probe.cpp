@@ -172,9 +172,10 @@ void linux_probe::write32(uint32_t offset, uint32_t value, const char* reg) {
 
 int64_t linux_probe::sleep_once(const SleepPolicy& policy) {
   const int64_t start = now_ps();
-  const SleepPolicy p = policy.resolved(s_.host->timers);
+  const TimerRules& rules = s_.host->profile.timer;
+  const SleepPolicy p = policy.resolved(s_.host->timers, rules);
   const double irq_u = irq_stream_.next_uniform();
-  int64_t end = t0_ps_ + p.end_ps(*s_.clock, s_.host->timers, start - t0_ps_, irq_u);
+  int64_t end = t0_ps_ + p.end_ps(*s_.clock, s_.host->timers, rules, start - t0_ps_, irq_u);
   if (p.schedules()) end += s_.host->wakeup_latency.sample_ps(wakeup_stream_);
   const HostState awake = awake_state_;
   set_state(HostState::sleep);

@@ -5,6 +5,8 @@
 // Times are int64 picoseconds from the start of the trial; jiffies are absolute uint64 counts.
 #include <cstdint>
 
+#include "core/names.hpp"
+
 namespace nvmesim {
 
 /// How the CPU's tick runs while the probing task sleeps.
@@ -12,14 +14,22 @@ enum class TickMode {
   periodic,   ///< CONFIG_HZ_PERIODIC, or a busy CPU: the tick interrupt fires every 1/HZ
   nohz_idle,  ///< CONFIG_NO_HZ_IDLE with an idle CPU: no tick while idle
 };
+/// host.tick's spellings, in the order messages list them.
+inline constexpr EnumName<TickMode> kTickModeNames[] = {{TickMode::nohz_idle, "nohz_idle"},
+                                                       {TickMode::periodic, "periodic"}};
 
 /// Timer settings of one host, as a kernel config and boot command line give them.
 struct TimerSettings {
   int hz = 250;                       ///< CONFIG_HZ: 100, 250, 300 or 1000
   TickMode tick = TickMode::nohz_idle;
   bool highres = true;                ///< CONFIG_HIGH_RES_TIMERS (and not highres=off)
-  bool msleep_extra_jiffy = true;     ///< msleep adds one jiffy (kernels before 6.12)
   double background_irq_rate_hz = 0;  ///< other interrupts on the CPU (Poisson rate), >= 0
+};
+
+/// The timer rules that changed between Linux releases (linux-readiness.md section 4). They
+/// belong to the release: their one home is the kernel profile (KernelProfile::timer).
+struct TimerRules {
+  bool msleep_extra_jiffy = true;     ///< msleep adds one jiffy (kernels before 6.12)
   bool fsleep_613 = false;            ///< fsleep() follows the 6.13 rule (else 5.8 - 6.12)
 };
 

@@ -63,11 +63,11 @@ std::string SleepPolicy::to_string() const {
   return "?";
 }
 
-SleepPolicy SleepPolicy::resolved(const TimerSettings& settings) const {
+SleepPolicy SleepPolicy::resolved(const TimerSettings& settings, const TimerRules& rules) const {
   if (kind_ != Kind::fsleep) return *this;
   const uint32_t us = a_;
   if (us <= 10) return udelay(us);
-  if (settings.fsleep_613) {
+  if (rules.fsleep_613) {
     const uint64_t four_ticks_us = 4ull * 1000000ull / static_cast<uint64_t>(settings.hz);
     if (us < four_ticks_us) return usleep_range(us, us + us / 4);
     return msleep((us + 999) / 1000);
@@ -76,13 +76,13 @@ SleepPolicy SleepPolicy::resolved(const TimerSettings& settings) const {
   return msleep((us + 999) / 1000);
 }
 
-int64_t SleepPolicy::end_ps(const TickClock& clock, const TimerSettings& settings, int64_t now_ps,
-                            double irq_u) const {
+int64_t SleepPolicy::end_ps(const TickClock& clock, const TimerSettings& settings, const TimerRules& rules,
+                            int64_t now_ps, double irq_u) const {
   switch (kind_) {
-    case Kind::msleep: return msleep_wake_ps(clock, now_ps, a_, settings.msleep_extra_jiffy);
+    case Kind::msleep: return msleep_wake_ps(clock, now_ps, a_, rules.msleep_extra_jiffy);
     case Kind::usleep_range:
       return usleep_range_wake_ps(clock, settings, now_ps, int64_t{a_} * 1000000, int64_t{b_} * 1000000, irq_u);
-    case Kind::fsleep: return resolved(settings).end_ps(clock, settings, now_ps, irq_u);
+    case Kind::fsleep: return resolved(settings, rules).end_ps(clock, settings, rules, now_ps, irq_u);
     case Kind::udelay: return now_ps + int64_t{a_} * 1000000;
     case Kind::busy: return now_ps;
   }

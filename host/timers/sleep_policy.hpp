@@ -33,14 +33,17 @@ class SleepPolicy {
   /// Resolves fsleep into the primitive the kernel picks for it (linux-readiness.md section 4):
   /// 5.8 - 6.12: us <= 10 udelay; us <= 20000 usleep_range(us, 2 us); else msleep(ceil(us/1000)).
   /// 6.13+: us <= 10 udelay; below 4 ticks usleep_range(us, us * 5 / 4); else msleep.
-  SleepPolicy resolved(const TimerSettings& settings) const;
+  /// `rules.fsleep_613` picks the rule.
+  SleepPolicy resolved(const TimerSettings& settings, const TimerRules& rules) const;
 
   /// True when the task is scheduled out (msleep, usleep_range): a wakeup latency applies.
   bool schedules() const { return kind_ == Kind::msleep || kind_ == Kind::usleep_range; }
 
   /// When a sleep started at `now_ps` ends, before wakeup latency. `irq_u` in (0, 1) draws
-  /// the background interrupt for usleep_range (see usleep_range_wake_ps).
-  int64_t end_ps(const TickClock& clock, const TimerSettings& settings, int64_t now_ps, double irq_u) const;
+  /// the background interrupt for usleep_range (see usleep_range_wake_ps); `rules` are the
+  /// release's (msleep's extra jiffy, fsleep's rule).
+  int64_t end_ps(const TickClock& clock, const TimerSettings& settings, const TimerRules& rules, int64_t now_ps,
+                 double irq_u) const;
 
   Kind kind() const { return kind_; }
   uint32_t a() const { return a_; }
