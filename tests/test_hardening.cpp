@@ -25,8 +25,11 @@
 #include "scenario/scenario.hpp"
 #include "core/signals.hpp"
 #include "core/version.hpp"
+#include "support.hpp"
 
 namespace fs = std::filesystem;
+
+using nvmesim::test::slurp;
 
 namespace {
 
@@ -49,12 +52,6 @@ Result run_cli(const std::string& args, const std::string& prefix = "") {
   return r;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A fresh folder for one test's outputs.
 fs::path scratch(const std::string& name) {
