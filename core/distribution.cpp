@@ -12,7 +12,7 @@ namespace nvmesim {
 
 namespace {
 // Largest value a draw gives: 10^6 s, the largest duration a scenario file may hold
-// (kMaxDurationPs in sim/duration.hpp). Heavy tails (lognormal, exponential) are cut there so
+// (kMaxDurationPs in core/duration.hpp). Heavy tails (lognormal, exponential) are cut there so
 // that simulated time (a 64-bit picosecond count) cannot overflow within a trial.
 constexpr double kMaxPs = 1e18;
 

@@ -10,7 +10,7 @@
 namespace nvmesim {
 
 /// Exit status of `sweep` and `merge` when they finished but some points failed or are missing
-/// (the other statuses are those of sim/cli.hpp; 128 + signal when stopped by SIGINT/SIGTERM).
+/// (the other statuses are those of cli/cli.hpp; 128 + signal when stopped by SIGINT/SIGTERM).
 inline constexpr int kExitPointsFailed = 1;
 
 struct SweepRunOptions {

@@ -2,7 +2,7 @@
 // Parameter sweeps, schema "nvmesim.sweep/1" (DESIGN section 10): a base scenario and axes over
 // JSON pointers into it, expanded into points in a fixed order, each with a stable id derived
 // from its parameter values. Pure C++ (no SystemC; the only I/O is reading a base scenario file),
-// so that it can be tested and fuzzed anywhere. Running the points is sim/sweep_run.hpp.
+// so that it can be tested and fuzzed anywhere. Running the points is sweep/run.hpp.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -49,7 +49,7 @@ struct Sweep {
 /// Loads and validates a sweep from its text. `source` names it in errors; a relative "base"
 /// path is taken relative to `base_dir`. Every point's resolved scenario is validated, and an
 /// error in one is reported at the axis value that caused it ("SOURCE: /grid/~1host~1hz/2: ...").
-/// Throws InputError (sim/scenario.hpp) for syntax errors, unknown keys, wrong types, bad
+/// Throws InputError (core/errors.hpp) for syntax errors, unknown keys, wrong types, bad
 /// pointers, unequal zip lengths, repeated values, more than kMaxSweepPoints points, an
 /// unreadable or invalid base scenario, and axes that every variant of the base overrides.
 /// `max_points` lowers the point limit (a fuzz target keeps each input cheap with it).

@@ -128,32 +128,33 @@ struct Line {
   std::string msg;
 };
 
+// /dev/kmsg: "6,1234,714456099,-;msg" (time in microseconds). True when `raw` is such a record.
+bool split_kmsg(const std::string& raw, Line& l) {
+  size_t j = 0, commas = 0;
+  int64_t fields[3] = {0, 0, 0};
+  bool ok = true;
+  while (j < raw.size() && raw[j] != ';' && ok) {
+    if (raw[j] == ',') {
+      ++commas;
+    } else if (commas < 3) {
+      if (!is_digit(raw[j])) ok = false;
+      else if (fields[commas] < 100000000000000) fields[commas] = fields[commas] * 10 + (raw[j] - '0');
+      else ok = false;  // more than 31 years in microseconds: not a kmsg record
+    }
+    ++j;
+  }
+  if (!(ok && commas >= 3 && j < raw.size() && j > 0 && is_digit(raw[0]))) return false;
+  l.timed = true;
+  l.ns = fields[2] * 1000;
+  l.msg = raw.substr(j + 1);
+  return true;
+}
+
 // Splits one raw line into its time (if any) and the kernel's message.
 Line split_line(const std::string& raw) {
   Line l;
   size_t i = 0;
-  // /dev/kmsg: "6,1234,714456099,-;msg" (time in microseconds).
-  {
-    size_t j = 0, commas = 0;
-    int64_t fields[3] = {0, 0, 0};
-    bool ok = true;
-    while (j < raw.size() && raw[j] != ';' && ok) {
-      if (raw[j] == ',') {
-        ++commas;
-      } else if (commas < 3) {
-        if (!is_digit(raw[j])) ok = false;
-        else if (fields[commas] < 100000000000000) fields[commas] = fields[commas] * 10 + (raw[j] - '0');
-        else ok = false;  // more than 31 years in microseconds: not a kmsg record
-      }
-      ++j;
-    }
-    if (ok && commas >= 3 && j < raw.size() && j > 0 && is_digit(raw[0])) {
-      l.timed = true;
-      l.ns = fields[2] * 1000;
-      l.msg = raw.substr(j + 1);
-      return l;
-    }
-  }
+  if (split_kmsg(raw, l)) return l;
   // "<6>" printk level (dmesg -r).
   if (i < raw.size() && raw[i] == '<') {
     size_t j = i + 1;
@@ -226,19 +227,84 @@ struct Open {
 
 }  // namespace
 
+namespace {
+
+// The open intervals while the lines of one log go by, and what closing them gives.
+class IntervalTracker {
+ public:
+  explicit IntervalTracker(DmesgParse& out) : out_(out) {}
+  /// A --to line of controller `ctrl` ("" for a driver-level line) at `ns`.
+  void on_to(const std::string& ctrl, int64_t ns);
+  /// A --from line of controller `ctrl` ("" for a driver-level line) at `ns`.
+  void on_from(const std::string& ctrl, int64_t ns);
+  /// Intervals still open at the end: controllers' own starts, and a driver-level start nobody used.
+  size_t unclosed() const { return own_.size() + (global_ && global_used_.empty() ? 1 : 0); }
+
+ private:
+  bool used(const std::string& c) const {
+    return std::find(global_used_.begin(), global_used_.end(), c) != global_used_.end();
+  }
+  void close(const std::string& c, const Open& o, int64_t ns) {
+    out_.intervals.push_back(DmesgInterval{out_.source, c, o.ns, ns, o.line, out_.lines});
+  }
+  DmesgParse& out_;
+  // Driver-level start (reset by each driver-level --from line) and the controllers that have
+  // already used it; controllers' own starts.
+  std::optional<Open> global_;
+  std::vector<std::string> global_used_;
+  std::map<std::string, Open> own_;
+};
+
+void IntervalTracker::on_to(const std::string& ctrl, int64_t ns) {
+  if (!ctrl.empty()) {
+    auto it = own_.find(ctrl);
+    if (it != own_.end()) {
+      close(ctrl, it->second, ns);
+      own_.erase(it);
+      if (global_) global_used_.push_back(ctrl);
+    } else if (global_ && !used(ctrl)) {
+      close(ctrl, *global_, ns);
+      global_used_.push_back(ctrl);
+    } else {
+      ++out_.unmatched_to;
+    }
+    return;
+  }
+  // A driver-level end closes every open interval (and the driver-level one).
+  bool any = false;
+  for (const auto& [c, o] : own_) {
+    close(c, o, ns);
+    any = true;
+  }
+  own_.clear();
+  if (global_ && !used("")) {
+    close("", *global_, ns);
+    any = true;
+  }
+  if (global_) global_used_.push_back("");
+  if (!any) ++out_.unmatched_to;
+}
+
+void IntervalTracker::on_from(const std::string& ctrl, int64_t ns) {
+  if (ctrl.empty()) {
+    global_ = Open{ns, out_.lines};
+    global_used_.clear();
+    own_.clear();
+  } else if (!(global_ && !used(ctrl))) {
+    own_[ctrl] = Open{ns, out_.lines};
+  }
+}
+
+}  // namespace
+
 DmesgParse parse_dmesg_text(const std::string& text, const std::string& source, const std::string& from_regex,
                             const std::string& to_regex) {
   const std::regex from = compile(from_regex, source, "--from");
   const std::regex to = compile(to_regex, source, "--to");
   DmesgParse out;
   out.source = source;
-  // Driver-level start (reset by each driver-level --from line) and the controllers that have
-  // already used it; controllers' own starts.
-  std::optional<Open> global;
-  std::vector<std::string> global_used;
-  std::map<std::string, Open> own;
+  IntervalTracker tracker(out);
   std::optional<size_t> first_untimed_match;
-
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
@@ -257,53 +323,10 @@ DmesgParse parse_dmesg_text(const std::string& text, const std::string& source, 
     }
     ++out.timed_lines;
     const std::string ctrl = controller_of(l.msg);
-    auto used = [&](const std::string& c) {
-      return std::find(global_used.begin(), global_used.end(), c) != global_used.end();
-    };
-    if (is_to) {
-      auto close = [&](const std::string& c, const Open& o) {
-        out.intervals.push_back(DmesgInterval{source, c, o.ns, l.ns, o.line, out.lines});
-      };
-      if (!ctrl.empty()) {
-        auto it = own.find(ctrl);
-        if (it != own.end()) {
-          close(ctrl, it->second);
-          own.erase(it);
-          if (global) global_used.push_back(ctrl);
-        } else if (global && !used(ctrl)) {
-          close(ctrl, *global);
-          global_used.push_back(ctrl);
-        } else {
-          ++out.unmatched_to;
-        }
-      } else {
-        // A driver-level end closes every open interval (and the driver-level one).
-        bool any = false;
-        for (const auto& [c, o] : own) {
-          close(c, o);
-          any = true;
-        }
-        own.clear();
-        if (global && !used("")) {
-          close("", *global);
-          any = true;
-        }
-        if (global) global_used.push_back("");
-        if (!any) ++out.unmatched_to;
-      }
-    }
-    if (is_from) {
-      if (ctrl.empty()) {
-        global = Open{l.ns, out.lines};
-        global_used.clear();
-        own.clear();
-      } else if (!(global && !used(ctrl))) {
-        own[ctrl] = Open{l.ns, out.lines};
-      }
-    }
+    if (is_to) tracker.on_to(ctrl, l.ns);
+    if (is_from) tracker.on_from(ctrl, l.ns);
   }
-  // Open at the end: controllers' own starts, and a driver-level start nobody used.
-  out.unclosed = own.size() + (global && global_used.empty() ? 1 : 0);
+  out.unclosed = tracker.unclosed();
   if (out.timed_lines == 0 && first_untimed_match)
     throw InputError::in_source(source, "line " + std::to_string(*first_untimed_match) +
                                             ": no timestamp; nvmesim dmesg needs the kernel's times: use `dmesg` without -t, "

@@ -23,7 +23,7 @@ class SleepPolicy {
 
   /// Parses the kernel spelling: "msleep(100)", "usleep_range(1000, 2000)", "fsleep(500)",
   /// "udelay(10)", "busy". Arguments are whole numbers (ms for msleep, us otherwise) up to
-  /// 10^7; usleep_range needs min <= max. Throws ParseError (sim/duration.hpp's type is not
+  /// 10^7; usleep_range needs min <= max. Throws ParseError (core/duration.hpp's type is not
   /// visible here: std::invalid_argument) with a message listing the allowed forms.
   static SleepPolicy parse(std::string_view text);
 
