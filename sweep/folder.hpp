@@ -42,6 +42,28 @@ struct PointState {
   nlohmann::ordered_json summary;
 };
 
+/// The folders of a sweep: DIR, DIR/points, DIR/.work (the workers' scenario and stderr files).
+struct SweepDirs {
+  std::string dir, points, work;
+  explicit SweepDirs(const std::string& out_dir)
+      : dir(out_dir.empty() ? "." : out_dir), points(dir + "/points"), work(dir + "/.work") {}
+};
+
+/// Creates DIR and locks it: one sweep at a time per folder (an advisory lock on the folder
+/// itself, released by the kernel however this process ends). Returns the folder's descriptor,
+/// to be closed when the sweep is done. Throws IoError when DIR is in use or cannot be opened.
+int lock_dir(const std::string& dir);
+
+/// Existing results are refused without `resume`; with it, they must be this sweep's, of the same
+/// shard (InputError otherwise). Then removes what an interrupted run (SIGKILL, power loss) left:
+/// partial outputs and worker files.
+void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool resume);
+
+/// The points of `shard`; those complete in DIR (from an earlier run) are done, incomplete point
+/// files are removed. `skipped` receives the number done. Throws InputError when a point file
+/// holds another scenario.
+std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, size_t& skipped);
+
 /// Writes DIR/manifest.json atomically: the sweep, the shard, and every point of it with its state.
 void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard, const std::vector<PointState>& states);
 

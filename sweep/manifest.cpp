@@ -4,7 +4,10 @@
 #include <fstream>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
@@ -170,6 +173,60 @@ void check_manifest_matches(const std::string& manifest_path, const Sweep& sw, c
     throw InputError::in_source(manifest_path, "was written by --shard " +
                                                      std::to_string(m["shard"].value("index", uint64_t{0})) + "/" +
                                                      std::to_string(m["shard"].value("count", uint64_t{1})) + "; resume it with that --shard");
+}
+
+// ---- preparing a run ------------------------------------------------------------------------------
+
+int lock_dir(const std::string& dir) {
+  make_dir(dir);
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) throw IoError(dir + ": cannot open (" + std::strerror(errno) + ")");
+  if (::flock(dir_fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(dir_fd);
+    throw IoError(dir + ": in use by another 'nvmesim sweep'; wait for it or choose another --out folder");
+  }
+  return dir_fd;
+}
+
+void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool resume) {
+  const std::string manifest_path = d.dir + "/manifest.json";
+  bool has_results = file_exists(manifest_path);
+  for (const auto& n : list_dir(d.points))
+    if (n.size() > 6 && n[0] != '.' && n.compare(n.size() - 6, 6, ".jsonl") == 0) has_results = true;
+  if (has_results && !resume)
+    throw InputError::in_source(
+        d.dir, "already holds sweep results; add --resume to continue that sweep, or choose a new --out folder");
+  if (file_exists(manifest_path)) check_manifest_matches(manifest_path, sw, shard);
+  make_dir(d.points);
+  make_dir(d.work);
+  for (const auto& n : list_dir(d.points))
+    if (n[0] == '.' && n.find(".jsonl.tmp.") != std::string::npos) std::remove((d.points + "/" + n).c_str());
+  for (const auto& n : list_dir(d.work)) std::remove((d.work + "/" + n).c_str());
+}
+
+std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, size_t& skipped) {
+  std::vector<PointState> states;
+  for (const auto& p : sw.points)
+    if (in_shard(p.index, shard)) {
+      PointState st;
+      st.point = &p;
+      states.push_back(std::move(st));
+    }
+  skipped = 0;
+  for (auto& st : states) {
+    const std::string path = d.points + "/" + st.point->id + ".jsonl";
+    const FileState fs = read_point_file(path, point_scenario(sw, *st.point), st.summary);
+    if (fs == FileState::complete) {
+      st.status = PointStatus::done;
+      ++skipped;
+    } else if (fs == FileState::other_scenario) {
+      throw InputError::in_source(path, "holds another scenario than point " + std::to_string(st.point->index) +
+                                            " of this sweep; the sweep file or its base changed; use a new --out folder");
+    } else if (fs == FileState::incomplete) {
+      std::remove(path.c_str());
+    }
+  }
+  return states;
 }
 
 }  // namespace nvmesim::sweep_detail

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
-#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -88,71 +87,6 @@ struct FdCloser {
   int fd;
   ~FdCloser() { ::close(fd); }
 };
-
-// The folders of a sweep: DIR, DIR/points, DIR/.work (the workers' scenario and stderr files).
-struct SweepDirs {
-  std::string dir, points, work;
-  explicit SweepDirs(const std::string& out_dir)
-      : dir(out_dir.empty() ? "." : out_dir), points(dir + "/points"), work(dir + "/.work") {}
-};
-
-// Creates DIR and locks it: one sweep at a time per folder (an advisory lock on the folder
-// itself, released by the kernel however this process ends). Returns the folder's descriptor.
-int lock_dir(const std::string& dir) {
-  make_dir(dir);
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) throw IoError(dir + ": cannot open (" + std::strerror(errno) + ")");
-  if (::flock(dir_fd, LOCK_EX | LOCK_NB) != 0) {
-    ::close(dir_fd);
-    throw IoError(dir + ": in use by another 'nvmesim sweep'; wait for it or choose another --out folder");
-  }
-  return dir_fd;
-}
-
-// Existing results: refused without --resume; with it, they must be this sweep's, same shard.
-// Then removes what an interrupted run (SIGKILL, power loss) left: partial outputs, worker files.
-void prepare_dir(const SweepDirs& d, const Sweep& sw, const SweepRunOptions& opt) {
-  const std::string manifest_path = d.dir + "/manifest.json";
-  bool has_results = file_exists(manifest_path);
-  for (const auto& n : list_dir(d.points))
-    if (n.size() > 6 && n[0] != '.' && n.compare(n.size() - 6, 6, ".jsonl") == 0) has_results = true;
-  if (has_results && !opt.resume)
-    throw InputError::in_source(
-        d.dir, "already holds sweep results; add --resume to continue that sweep, or choose a new --out folder");
-  if (file_exists(manifest_path)) check_manifest_matches(manifest_path, sw, opt.shard);
-  make_dir(d.points);
-  make_dir(d.work);
-  for (const auto& n : list_dir(d.points))
-    if (n[0] == '.' && n.find(".jsonl.tmp.") != std::string::npos) std::remove((d.points + "/" + n).c_str());
-  for (const auto& n : list_dir(d.work)) std::remove((d.work + "/" + n).c_str());
-}
-
-// The points of the shard; those complete in DIR (from an earlier run) are done. `skipped`
-// receives their number.
-std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, size_t& skipped) {
-  std::vector<PointState> states;
-  for (const auto& p : sw.points)
-    if (in_shard(p.index, shard)) {
-      PointState st;
-      st.point = &p;
-      states.push_back(std::move(st));
-    }
-  skipped = 0;
-  for (auto& st : states) {
-    const std::string path = d.points + "/" + st.point->id + ".jsonl";
-    const FileState fs = read_point_file(path, point_scenario(sw, *st.point), st.summary);
-    if (fs == FileState::complete) {
-      st.status = PointStatus::done;
-      ++skipped;
-    } else if (fs == FileState::other_scenario) {
-      throw InputError::in_source(path, "holds another scenario than point " + std::to_string(st.point->index) +
-                                            " of this sweep; the sweep file or its base changed; use a new --out folder");
-    } else if (fs == FileState::incomplete) {
-      std::remove(path.c_str());
-    }
-  }
-  return states;
-}
 
 // SIGCHLD, SIGINT and SIGTERM through a signalfd (blocked for normal delivery while alive), so
 // that the pool can wait for "a worker ended or we were asked to stop" in one poll().
@@ -404,7 +338,7 @@ unsigned usable_cpus() {
 int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
   const SweepDirs d(opt.out_dir);
   const FdCloser lock{lock_dir(d.dir)};
-  prepare_dir(d, sw, opt);
+  prepare_dir(d, sw, opt.shard, opt.resume);
   size_t skipped = 0;
   std::vector<PointState> states = shard_states(d, sw, opt.shard, skipped);
   WorkerPool pool(sw, opt, d, states, skipped, err);
