@@ -12,10 +12,10 @@
 
 #include <systemc>
 
+#include "core/recorder.hpp"
 #include "host/linux/linux_probe.hpp"
 #include "models/nvme_controller.hpp"
 #include "models/pcie_link.hpp"
-#include "core/recorder.hpp"
 #include "outputs/trial.hpp"
 #include "scenario/scenario.hpp"
 

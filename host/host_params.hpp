@@ -2,9 +2,9 @@
 // Everything the scenario says about the host (DESIGN section 7, `host`), in typed form.
 #include <cstdint>
 
+#include "core/distribution.hpp"
 #include "host/linux/kernel_profile.hpp"
 #include "host/timers/kernel_timers.hpp"
-#include "core/distribution.hpp"
 
 namespace nvmesim {
 

@@ -19,10 +19,10 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "models/controller_params.hpp"
-#include "models/nvme_regs.hpp"
 #include "core/recorder.hpp"
 #include "core/rng.hpp"
+#include "models/controller_params.hpp"
+#include "models/nvme_regs.hpp"
 
 namespace nvmesim {
 

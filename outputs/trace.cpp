@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <map>
 
-#include "outputs/dmesg.hpp"
 #include "core/stats.hpp"
 #include "core/version.hpp"
+#include "outputs/dmesg.hpp"
 
 namespace nvmesim {
 

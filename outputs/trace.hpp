@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "core/recorder.hpp"
-#include "scenario/scenario.hpp"
 #include "outputs/trial.hpp"
+#include "scenario/scenario.hpp"
 
 namespace nvmesim {
 

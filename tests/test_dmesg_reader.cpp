@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "tools/dmesg_reader.hpp"
 #include "scenario/scenario.hpp"
+#include "tools/dmesg_reader.hpp"
 
 using namespace nvmesim;
 

@@ -20,11 +20,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/duration.hpp"
 #include "core/atomic_file.hpp"
-#include "scenario/scenario.hpp"
+#include "core/duration.hpp"
 #include "core/signals.hpp"
 #include "core/version.hpp"
+#include "scenario/scenario.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;

@@ -9,12 +9,12 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "core/recorder.hpp"
+#include "core/rng.hpp"
 #include "host/host_memory.hpp"
 #include "host/host_params.hpp"
 #include "models/controller_params.hpp"
 #include "models/nvme_regs.hpp"
-#include "core/recorder.hpp"
-#include "core/rng.hpp"
 
 namespace nvmesim {
 
