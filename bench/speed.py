@@ -72,7 +72,7 @@ def ratio(ctx):
         pairs[other] = pr
         lines += [f"- **nvmesim / {label}** (nvmesim's trials per CPU second as a fraction of the floor's, round by "
                   f"round): median **{med(pr):.3f}** (range {min(pr):.3f}-{max(pr):.3f}; rounds "
-                  f"{', '.join(f'{x:.3f}' for x in pr)})"]
+                  f"{', '.join(f'{x:.3f}' for x in pr)}), i.e. {1 / med(pr):.1f}x the floor's CPU per trial"]
     if "baseline" in rate:
         sp = [a / b for a, b in zip(rate["nvmesim"], rate["baseline"])]
         pairs["baseline"] = sp
@@ -260,7 +260,8 @@ def outputs(ctx):
     raw = {}
     for c in cases[:-1]:
         k = c["key"]
-        b = f"{c['bytes'] / c['n']:,.0f}" if c.get("bytes") else "-"
+        b = "-" if c.get("bytes") is None else (f"{c['bytes'] / c['n']:,.0f}" if c["bytes"] >= 10 * c["n"]
+                                                 else f"{c['bytes']:,} in all")
         lines.append(f"| {c['label']} | {c['n']:,} | {bl.cpu_col(res[k])} | {bl.rng(net[k], '{:.2f}')} | "
                      f"{med(net[k]) / med(net['none']):.2f}x | {b} | {max(r.rss_kib for r in res[k]) / MIB:.1f} |")
         raw[k] = {"trials": c["n"], "cpu_s": [r.cpu_s for r in res[k]], "net_us": net[k], "bytes": c.get("bytes"),
