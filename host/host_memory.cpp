@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "models/nvme_controller.hpp"
+#include "models/nvme_regs.hpp"
 
 namespace nvmesim {
 
@@ -13,7 +13,7 @@ host_memory::host_memory(sc_core::sc_module_name name) : sc_module(name), target
 void host_memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   const uint64_t addr = trans.get_address();
   const uint32_t len = trans.get_data_length();
-  if (addr == kMsixAddress && trans.is_write()) {
+  if (addr == regs::platform::kMsixAddress && trans.is_write()) {
     last_irq_ps_ = static_cast<int64_t>((sc_core::sc_time_stamp() + delay).value());
     irq.notify(delay);
     trans.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -2,9 +2,9 @@
 // Everything the scenario says about the host (DESIGN section 7, `host`), in typed form.
 #include <cstdint>
 
-#include "host/kernel_profile.hpp"
-#include "host/kernel_timers.hpp"
-#include "models/distribution.hpp"
+#include "core/distribution.hpp"
+#include "host/linux/kernel_profile.hpp"
+#include "host/timers/kernel_timers.hpp"
 
 namespace nvmesim {
 

@@ -4,7 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "models/distribution.hpp"
+#include "core/distribution.hpp"
+#include "core/names.hpp"
 #include "models/nvme_regs.hpp"
 
 namespace nvmesim {
@@ -14,6 +15,8 @@ enum class Handoff {
   disabled,  ///< CC.EN=0, CSTS.RDY=0 (after a module unload, or firmware that disables it)
   enabled,   ///< CC.EN=1, CSTS.RDY=1 (UEFI / SeaBIOS booted from it)
 };
+/// controllers[].handoff's spellings.
+inline constexpr EnumName<Handoff> kHandoffNames[] = {{Handoff::disabled, "disabled"}, {Handoff::enabled, "enabled"}};
 
 /// Per-opcode processing latency: SQE fetched to CQE ready to post.
 struct AdminLatencies {

@@ -511,7 +511,7 @@ void nvme_controller::post_cqe(uint16_t cid, uint32_t dw0, sc_core::sc_time d) {
   d = dma_transfer(dma, dma_trans_, tlm::TLM_WRITE_COMMAND, acq_ + uint64_t{cq_tail_} * regs::kCqeBytes, cqe,
                    regs::kCqeBytes, d);
   uint8_t msi[4] = {0, 0, 0, 0};  // vector 0
-  dma_transfer(dma, dma_trans_, tlm::TLM_WRITE_COMMAND, kMsixAddress, msi, 4, d);
+  dma_transfer(dma, dma_trans_, tlm::TLM_WRITE_COMMAND, regs::platform::kMsixAddress, msi, 4, d);
   const uint32_t size = regs::Aqa::decode(aqa_).acqs + 1u;
   if (++cq_tail_ == size) {
     cq_tail_ = 0;

@@ -19,10 +19,10 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "core/recorder.hpp"
+#include "core/rng.hpp"
 #include "models/controller_params.hpp"
 #include "models/nvme_regs.hpp"
-#include "models/recorder.hpp"
-#include "models/rng.hpp"
 
 namespace nvmesim {
 
@@ -38,10 +38,6 @@ enum class ControllerState : uint8_t {
   removed,              ///< the function is gone: every read returns all ones
 };
 const char* to_string(ControllerState s);
-
-/// Fixed host-memory address of the MSI-X message (the x86 local APIC window); the host's memory
-/// model raises the interrupt on a write there.
-inline constexpr uint64_t kMsixAddress = 0xFEE00000ull;
 
 class nvme_controller : public sc_core::sc_module {
  public:

@@ -266,6 +266,14 @@ inline constexpr uint32_t kDevCtl = kPcieCap + 0x08;  ///< Device Control, 16 bi
 inline constexpr uint32_t kDevCtlInitiateFlr = 1u << 15;  ///< Initiate Function Level Reset (PCIe 6.0 7.5.3.4)
 }  // namespace pcicfg
 
+/// Platform constants the device and the host agree on, as a driver and a device agree on what
+/// the driver programs (here fixed).
+namespace platform {
+/// Host bus address of the MSI-X message (the x86 local APIC window): the controller raises its
+/// interrupt with a write there, and the host's memory model takes a write there as the interrupt.
+inline constexpr uint64_t kMsixAddress = 0xFEE00000ull;
+}  // namespace platform
+
 /// Admin command opcodes used at initialisation (NVMe Base 2.x, figure "Opcodes for Admin
 /// Commands").
 namespace opcode {

@@ -12,8 +12,8 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "core/rng.hpp"
 #include "models/controller_params.hpp"
-#include "models/rng.hpp"
 
 namespace nvmesim {
 

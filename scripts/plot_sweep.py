@@ -11,19 +11,31 @@ are ignored:
                                "summary": {"probe_ms": {"p5": 216.0, "p50": 217.0, "p95": 218.4, ...},
                                            "critical_path_ms": {...}}} ] } ] }
 
-Statistics may also sit directly in the variant, and "params" is accepted for "parameters". --x names the axis by its JSON pointer. Values that are all durations
+Statistics may also sit directly in the variant. --x names the axis by its JSON pointer. Values that are all durations
 ("100us", "1ms") are plotted in ms, numbers as numbers, anything else as categories in file order.
 When other parameters vary too, each combination gets its own line (named in the legend).
 
 Example:
   /usr/bin/python3 scripts/plot_sweep.py merged.json --x /controllers/0/enable_latency --logx -o sweep.png
 """
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import plotlib  # noqa: E402
+import plotlib  # noqa: E402  (selects the Agg backend before pyplot)
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker as mticker  # noqa: E402
+
+DESCRIPTION = ("A sweep axis (JSON pointer) against p50 with a p5-p95 band, one line per variant, from a "
+               "merged sweep summary (nvmesim merge --out).")
+
+
+def add_args(ap):
+    ap.add_argument("merged", metavar="MERGED.json", help="merged sweep summary (schema nvmesim.sweep-summary/1)")
+    ap.add_argument("--x", required=True, metavar="PTR", help="the axis: a JSON pointer of the sweep, e.g. /host/hz")
+    ap.add_argument("--metric", choices=["probe_ms", "critical_path_ms"], default="probe_ms")
+    ap.add_argument("--logx", action="store_true", help="logarithmic x axis (numeric axes)")
+    ap.add_argument("--logy", action="store_true", help="logarithmic y axis")
 
 
 def stats_of(variant, metric):
@@ -32,37 +44,28 @@ def stats_of(variant, metric):
     return variant.get("summary", {}).get(metric)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(
-        prog="plot_sweep.py",
-        description="A sweep axis (JSON pointer) against p50 with a p5-p95 band, one line per variant, from a "
-                    "merged sweep summary (nvmesim merge --out).")
-    ap.add_argument("merged", metavar="MERGED.json", help="merged sweep summary (schema nvmesim.sweep-summary/1)")
-    ap.add_argument("--x", required=True, metavar="PTR", help="the axis: a JSON pointer of the sweep, e.g. /host/hz")
-    ap.add_argument("--metric", choices=["probe_ms", "critical_path_ms"], default="probe_ms")
-    ap.add_argument("--logx", action="store_true", help="logarithmic x axis (numeric axes)")
-    ap.add_argument("--logy", action="store_true", help="logarithmic y axis")
-    ap.add_argument("-o", "--out", required=True, metavar="OUT", help="image to write: .png or .svg")
-    a = ap.parse_args(argv)
-    try:
-        plotlib.check_output(a.out)
-        doc = plotlib.load_json(a.merged)
-    except plotlib.InputProblem as e:
-        plotlib.fail(ap.prog, str(e))
+def load_merged(path):
+    """The merged summary document; InputProblem when it is not one."""
+    doc = plotlib.load_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("points"), list):
-        plotlib.fail(ap.prog, f"{a.merged}: not a merged sweep summary: expected an object with \"points\" "
-                              f"(schema nvmesim.sweep-summary/1, written by nvmesim merge --out)")
+        raise plotlib.InputProblem(f"{path}: not a merged sweep summary: expected an object with \"points\" "
+                                   f"(schema nvmesim.sweep-summary/1, written by nvmesim merge --out)")
     schema = doc.get("schema", "")
-    if schema and not schema.startswith(("nvmesim.sweep-summary/", "nvmesim.merged/")):
-        plotlib.fail(ap.prog, f"{a.merged}: schema {schema!r} is not a merged sweep summary "
-                              f"(nvmesim.sweep-summary/1, written by nvmesim merge --out)")
+    if schema and not schema.startswith("nvmesim.sweep-summary/"):
+        raise plotlib.InputProblem(f"{path}: schema {schema!r} is not a merged sweep summary "
+                                   f"(nvmesim.sweep-summary/1, written by nvmesim merge --out)")
+    return doc
+
+
+def collect_lines(doc, a):
+    """{(variant, other parameters): [(x, p5, p50, p95)]} and the axis values in file order."""
     axes_seen = set()
-    lines = {}  # (variant, other params) -> [(x, p5, p50, p95)]
+    lines = {}
     raw_x = []
     for i, pt in enumerate(doc["points"]):
-        params = pt.get("params", pt.get("parameters"))
+        params = pt.get("parameters")
         if not isinstance(params, dict):
-            plotlib.fail(ap.prog, f"{a.merged}: /points/{i}: no \"params\" object")
+            raise plotlib.InputProblem(f"{a.merged}: /points/{i}: no \"parameters\" object")
         axes_seen.update(params)
         if a.x not in params:
             continue
@@ -75,24 +78,32 @@ def main(argv=None):
                 continue  # a failed point or a variant without successful trials
             lines.setdefault((v.get("name", "?"), other), []).append((x, s["p5"], s["p50"], s["p95"]))
     if not raw_x:
-        plotlib.fail(ap.prog, f"--x {a.x}: not an axis of {a.merged}; axes: {', '.join(sorted(axes_seen)) or 'none'}")
+        raise plotlib.InputProblem(f"--x {a.x}: not an axis of {a.merged}; axes: {', '.join(sorted(axes_seen)) or 'none'}")
     if not lines:
-        plotlib.fail(ap.prog, f"{a.merged}: no point has {a.metric} p5/p50/p95 statistics")
+        raise plotlib.InputProblem(f"{a.merged}: no point has {a.metric} p5/p50/p95 statistics")
+    return lines, raw_x
 
+
+def x_axis(raw_x, ptr):
+    """(kind "num" or "cat", value -> x, label, categories): durations in ms, numbers, or categories."""
     durs = [plotlib.duration_ms(x) for x in raw_x]
     if all(d is not None for d in durs):
-        kind, conv, xlabel = "num", plotlib.duration_ms, f"{a.x} (ms)"
-    elif all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in raw_x):
-        kind, conv, xlabel = "num", float, a.x
-    else:
-        cats = []
-        for x in raw_x:
-            if str(x) not in cats:
-                cats.append(str(x))
-        kind, conv, xlabel = "cat", lambda v: cats.index(str(v)), a.x
+        return "num", plotlib.duration_ms, f"{ptr} (ms)", []
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in raw_x):
+        return "num", float, ptr, []
+    cats = []
+    for x in raw_x:
+        if str(x) not in cats:
+            cats.append(str(x))
+    return "cat", lambda v: cats.index(str(v)), ptr, cats
 
-    fig, ax = plotlib.plt.subplots(figsize=(7.5, 4.2))
-    colors = plotlib.plt.rcParams["axes.prop_cycle"].by_key()["color"]
+
+def draw(a):
+    doc = load_merged(a.merged)
+    lines, raw_x = collect_lines(doc, a)
+    kind, conv, xlabel, cats = x_axis(raw_x, a.x)
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, ((name, other), pts) in enumerate(sorted(lines.items(), key=lambda kv: (kv[0][1], kv[0][0]))):
         pts = sorted(((conv(x), p5, p50, p95) for x, p5, p50, p95 in pts))
         xs = [p[0] for p in pts]
@@ -105,7 +116,7 @@ def main(argv=None):
         ax.set_xticklabels(cats)
     elif a.logx:
         ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(plotlib.matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))
     if a.logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
@@ -113,8 +124,11 @@ def main(argv=None):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     ax.set_title(doc.get("name") or doc.get("sweep", {}).get("name") or os.path.basename(a.merged))
-    plotlib.save(fig, a.out)
-    return 0
+    return fig
+
+
+def main(argv=None):
+    return plotlib.main(DESCRIPTION, add_args, draw, argv)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,15 @@
-"""Shared helpers of the nvmesim plot scripts (scripts/plot_*.py): reading nvmesim outputs,
-durations, errors and writing figures. Run the scripts with /usr/bin/python3 (Debian's
-python3-matplotlib and python3-numpy); they draw headless (Agg) and write PNG or SVG by the
-output's extension. Output bytes are reproducible: no dates or random ids in the files."""
+"""Shared helpers of the nvmesim plot scripts (scripts/plot_*.py): the scripts' common skeleton
+(main), reading nvmesim outputs, durations, errors and writing figures. Run the scripts with
+/usr/bin/python3 (Debian's python3-matplotlib and python3-numpy); they draw headless (Agg) and
+write PNG or SVG by the output's extension. Output bytes are reproducible: no dates or random ids
+in the files. Import plotlib before matplotlib.pyplot: it selects the Agg backend."""
+import argparse
 import json
 import os
 import re
 import sys
 
 import matplotlib
-import matplotlib.ticker  # noqa: F401 (used by the scripts)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -24,6 +25,26 @@ class InputProblem(Exception):
 def fail(prog, msg):
     sys.stderr.write(f"{prog}: error: {msg}\n")
     sys.exit(2)
+
+
+def main(description, add_args, draw, argv=None):
+    """The skeleton of every plot script: the command line (the script's own arguments from
+    add_args(parser), then -o/--out), the output check, draw(args) -> matplotlib Figure, and the
+    atomic save. An InputProblem raised by draw (or by the output check) is reported as
+    "PROG: error: MESSAGE" with exit status 2; PROG is the file name of the script that defines
+    draw. Returns 0."""
+    prog = os.path.basename(draw.__code__.co_filename)
+    ap = argparse.ArgumentParser(prog=prog, description=description)
+    add_args(ap)
+    ap.add_argument("-o", "--out", required=True, metavar="OUT", help="image to write: .png or .svg")
+    a = ap.parse_args(argv)
+    try:
+        check_output(a.out)
+        fig = draw(a)
+    except InputProblem as e:
+        fail(prog, str(e))
+    save(fig, a.out)
+    return 0
 
 
 def check_output(path):

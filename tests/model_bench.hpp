@@ -18,11 +18,11 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "core/recorder.hpp"
+#include "core/rng.hpp"
 #include "models/nvme_controller.hpp"
 #include "models/nvme_regs.hpp"
 #include "models/pcie_link.hpp"
-#include "models/recorder.hpp"
-#include "models/rng.hpp"
 
 namespace nvmesim::modeltest {
 
@@ -52,8 +52,8 @@ struct Checks {
 };
 
 // A zero-time TLM target with 16 KiB of memory that logs every transaction with its annotated
-// arrival time; a write to kMsixAddress notifies `msix` at its arrival. Stands in for host
-// memory (behind the link's upstream side) or for a device (behind its downstream side).
+// arrival time; a write to regs::platform::kMsixAddress notifies `msix` at its arrival. Stands in
+// for host memory (behind the link's upstream side) or for a device (behind its downstream side).
 class stub_target : public sc_core::sc_module {
  public:
   struct Access {
@@ -77,7 +77,7 @@ class stub_target : public sc_core::sc_module {
     const uint32_t len = t.get_data_length();
     log.push_back({t.is_write(), addr, len, now_ps() + static_cast<int64_t>(delay.value())});
     t.set_response_status(tlm::TLM_OK_RESPONSE);
-    if (addr == kMsixAddress && t.is_write()) {
+    if (addr == regs::platform::kMsixAddress && t.is_write()) {
       msix.notify(delay);
       return;
     }

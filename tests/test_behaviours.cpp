@@ -11,46 +11,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/runner.hpp"
-#include "sim/scenario.hpp"
+#include "core/json_text.hpp"
+#include "engine/runner.hpp"
+#include "scenario/scenario.hpp"
+#include "support.hpp"
 
 using namespace nvmesim;
 using json = nlohmann::json;
 
+using test::run_file;
+using test::run_to_json;
+
 namespace {
-// Runs a scenario and returns its timeline, every trial detailed.
-json run_to_json(const std::string& text, const char* file) {
-  const Scenario sc = load_scenario_text(text, "test");
-  RunOptions o;
-  o.out_path = file;
-  o.detail_trials = 1000;
-  o.quiet = true;
-  o.progress = false;
-  run_scenario(sc, o);
-  std::ifstream in(file);
-  json j = json::parse(in);
-  std::remove(file);
-  return j;
-}
-
-json run_file(const std::string& name, const char* file, int trials, const std::vector<std::string>& sets = {}) {
-  std::string text = read_text_file(std::string(NVMESIM_SOURCE_DIR) + "/scenarios/" + name);
-  LoadOptions lo;
-  lo.trials = trials;
-  for (const auto& s : sets) lo.sets.push_back(parse_set(s));
-  const Scenario sc = load_scenario_text(text, name, lo);
-  RunOptions o;
-  o.out_path = file;
-  o.detail_trials = 1000;
-  o.quiet = true;
-  o.progress = false;
-  run_scenario(sc, o);
-  std::ifstream in(file);
-  json j = json::parse(in);
-  std::remove(file);
-  return j;
-}
-
 const json& phase(const json& trial, const std::string& name, int ctrl = 0) {
   for (const auto& p : trial["phases"])
     if (p["name"] == name && p["ctrl"] == ctrl) return p;

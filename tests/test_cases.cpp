@@ -2,8 +2,8 @@
 // only the kernel changed between variants.
 #include <catch2/catch.hpp>
 
-#include "sim/runner.hpp"
-#include "sim/scenario.hpp"
+#include "engine/runner.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace nvmesim;
 

@@ -14,34 +14,29 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support.hpp"
+
+using nvmesim::test::run_nvmesim;
+using nvmesim::test::slurp;
+
 namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-int run(const std::string& args) {
-  const std::string cmd = std::string(NVMESIM_BINARY) + " " + args + " >/dev/null 2>&1";
-  return std::system(cmd.c_str());
-}
 const std::string kAws = std::string(NVMESIM_SOURCE_DIR) + "/scenarios/aws-c5.12xlarge.json";
 }  // namespace
 
 TEST_CASE("two runs with the same scenario and seed give identical bytes", "[determinism]") {
-  REQUIRE(run("run " + kAws + " --trials 50 --seed 7 -q --out det_a.json") == 0);
-  REQUIRE(run("run " + kAws + " --trials 50 --seed 7 -q --out det_b.json") == 0);
+  REQUIRE(run_nvmesim("run " + kAws + " --trials 50 --seed 7 -q --out det_a.json") == 0);
+  REQUIRE(run_nvmesim("run " + kAws + " --trials 50 --seed 7 -q --out det_b.json") == 0);
   const std::string a = slurp("det_a.json"), b = slurp("det_b.json");
   CHECK(a.size() > 1000);
   CHECK(a == b);
-  REQUIRE(run("run " + kAws + " --trials 50 --seed 8 -q --out det_c.json") == 0);
+  REQUIRE(run_nvmesim("run " + kAws + " --trials 50 --seed 8 -q --out det_c.json") == 0);
   CHECK(slurp("det_c.json") != a);  // the seed matters
   for (const char* f : {"det_a.json", "det_b.json", "det_c.json"}) std::remove(f);
 }
 
 TEST_CASE("trial k is the same whether 5 or 40 trials run", "[determinism]") {
-  REQUIRE(run("run " + kAws + " --trials 5 -q --format jsonl --out det_5.jsonl") == 0);
-  REQUIRE(run("run " + kAws + " --trials 40 -q --format jsonl --out det_40.jsonl") == 0);
+  REQUIRE(run_nvmesim("run " + kAws + " --trials 5 -q --format jsonl --out det_5.jsonl") == 0);
+  REQUIRE(run_nvmesim("run " + kAws + " --trials 40 -q --format jsonl --out det_40.jsonl") == 0);
   auto trials = [](const std::string& path) {
     std::ifstream in(path);
     std::string line;
@@ -65,7 +60,7 @@ TEST_CASE("trial k is the same whether 5 or 40 trials run", "[determinism]") {
 // of the baseline's probe times); recompute them here from the per-trial lines. count, min, max
 // and mean must agree exactly (to the 6 printed decimals), the median within the sketch's 0.05%.
 TEST_CASE("paired deltas and summaries agree with the trial lines", "[determinism]") {
-  REQUIRE(run("run " + kAws + " --trials 300 -q --format jsonl --out det_pair.jsonl") == 0);
+  REQUIRE(run_nvmesim("run " + kAws + " --trials 300 -q --format jsonl --out det_pair.jsonl") == 0);
   std::ifstream in("det_pair.jsonl");
   std::string line;
   std::map<std::string, std::vector<std::pair<int64_t, bool>>> by_variant;  // probe_ns, ok

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "models/distribution.hpp"
-#include "models/rng.hpp"
+#include "core/distribution.hpp"
+#include "core/rng.hpp"
 
 using namespace nvmesim;
 

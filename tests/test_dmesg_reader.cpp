@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/dmesg_reader.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
+#include "tools/dmesg_reader.hpp"
 
 using namespace nvmesim;
 

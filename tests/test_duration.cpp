@@ -1,7 +1,7 @@
 // The duration parser of DESIGN section 3: integer picoseconds, clear errors.
 #include <catch2/catch.hpp>
 
-#include "sim/duration.hpp"
+#include "core/duration.hpp"
 
 using namespace nvmesim;
 

@@ -20,13 +20,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/duration.hpp"
-#include "sim/output.hpp"
-#include "sim/scenario.hpp"
-#include "sim/signals.hpp"
-#include "sim/version.hpp"
+#include "core/atomic_file.hpp"
+#include "core/duration.hpp"
+#include "core/signals.hpp"
+#include "core/version.hpp"
+#include "scenario/scenario.hpp"
+#include "support.hpp"
 
 namespace fs = std::filesystem;
+
+using nvmesim::test::slurp;
 
 namespace {
 
@@ -49,12 +52,6 @@ Result run_cli(const std::string& args, const std::string& prefix = "") {
   return r;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A fresh folder for one test's outputs.
 fs::path scratch(const std::string& name) {

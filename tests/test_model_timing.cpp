@@ -29,10 +29,10 @@
 #include <string>
 #include <vector>
 
-#include "models/nvme_regs.hpp"
-#include "sim/scenario.hpp"
-#include "sim/system.hpp"
+#include "engine/system.hpp"
 #include "model_bench.hpp"
+#include "models/nvme_regs.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace nvmesim;
 using namespace nvmesim::modeltest;
@@ -209,7 +209,7 @@ TEST_CASE("model timing: an admin command - doorbell then SQE fetch - processing
       };
       dma(0, "SQE fetch", false, 0x1000, 64, w.sqe_at);
       dma(1, "CQE post", true, 0x2000, 16, w.cqe_at);
-      dma(2, "MSI-X", true, kMsixAddress, 4, w.msix_at);
+      dma(2, "MSI-X", true, regs::platform::kMsixAddress, 4, w.msix_at);
       const uint8_t* cqe = b.mem.bytes.data() + 0x2000;
       b.checks.eq(b.tag + "CQE DW0: 2 queues granted (0's based 1 | 1 << 16)", regs::le32(cqe), 0x00010001);
       b.checks.eq(b.tag + "CQE DW2: SQ head 1, SQ 0", regs::le32(cqe + 8), 1);
@@ -331,7 +331,7 @@ TEST_CASE("host timing: the CSTS read after usleep_range comes at the hrtimer's 
   REQUIRE(system.error().empty());
   const Phase* enable = nullptr;
   for (const Phase& p : phases)
-    if (std::string(p.name) == "enable") enable = &p;
+    if (std::string(p.id.name) == "enable") enable = &p;
   REQUIRE(enable != nullptr);
   CHECK(enable->polls == 3);
   CHECK(enable->sleeps == 2);

@@ -38,19 +38,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/dmesg_reader.hpp"
+#include "support.hpp"
+#include "tools/dmesg_reader.hpp"
+
+using nvmesim::test::run_nvmesim;
+using nvmesim::test::slurp;
 
 namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-int run(const std::string& args) {
-  const std::string cmd = std::string(NVMESIM_BINARY) + " " + args + " >/dev/null 2>&1";
-  return std::system(cmd.c_str());
-}
 const std::string kSrc = NVMESIM_SOURCE_DIR;
 const std::string kGolden = kSrc + "/tests/golden/";
 const std::string kAws = kSrc + "/scenarios/aws-c5.12xlarge.json";
@@ -127,7 +121,7 @@ std::vector<std::string> trace_problems(const nlohmann::json& doc) {
 }  // namespace
 
 TEST_CASE("golden trace - VCD - dmesg of a small fixed scenario", "[outputs][golden]") {
-  REQUIRE(run("run " + kGolden + "small.json -q --trace gold_t.json --vcd gold_w.vcd --dmesg gold_d.txt") == 0);
+  REQUIRE(run_nvmesim("run " + kGolden + "small.json -q --trace gold_t.json --vcd gold_w.vcd --dmesg gold_d.txt") == 0);
   CHECK(slurp("gold_d.txt") == slurp(kGolden + "small.dmesg"));
   CHECK(slurp("gold_t.json") == slurp(kGolden + "small.trace.json"));
   CHECK(slurp("gold_w.vcd") == slurp(kGolden + "small.vcd"));
@@ -143,7 +137,7 @@ TEST_CASE("golden trace - VCD - dmesg of a small fixed scenario", "[outputs][gol
 }
 
 TEST_CASE("the trace follows the trace event rules - one track per controller and host probe", "[outputs][trace]") {
-  REQUIRE(run("run " + kAws + " --trials 3 -q --trace-trials all --trace rules_t.json") == 0);
+  REQUIRE(run_nvmesim("run " + kAws + " --trials 3 -q --trace-trials all --trace rules_t.json") == 0);
   const auto doc = nlohmann::json::parse(slurp("rules_t.json"));
   const auto problems = trace_problems(doc);
   for (const auto& s : problems) INFO(s);
@@ -183,7 +177,7 @@ TEST_CASE("the trace follows the trace event rules - one track per controller an
 }
 
 TEST_CASE("trace trial selection - slots line up across variants", "[outputs][trace]") {
-  REQUIRE(run("run " + kAws + " --trials 4 -q --trace-trials 1,3 --trace sel_t.json") == 0);
+  REQUIRE(run_nvmesim("run " + kAws + " --trials 4 -q --trace-trials 1,3 --trace sel_t.json") == 0);
   const auto doc = nlohmann::json::parse(slurp("sel_t.json"));
   std::map<long, std::vector<double>> starts;  // pid -> trial slice starts
   for (const auto& e : doc["traceEvents"])
@@ -194,12 +188,12 @@ TEST_CASE("trace trial selection - slots line up across variants", "[outputs][tr
   // Slot 2 starts after the longest trial 1 (5.6: 215-218 ms) plus a tenth of it.
   CHECK(starts[1][1] > 215000 * 1.1);
   CHECK(starts[1][1] < 219000 * 1.1);
-  CHECK(run("run " + kAws + " --trials 2 -q --trace-trials 3-1 --trace sel_t.json") == 2 * 256);
+  CHECK(run_nvmesim("run " + kAws + " --trials 2 -q --trace-trials 3-1 --trace sel_t.json") == 2);
   std::remove("sel_t.json");
 }
 
 TEST_CASE("simulated dmesg read back by nvmesim dmesg gives the simulated probe times", "[outputs][dmesg]") {
-  REQUIRE(run("run " + kAws + " --trials 20 -q --detail-trials 0 --out rt.json --dmesg rt.txt") == 0);
+  REQUIRE(run_nvmesim("run " + kAws + " --trials 20 -q --detail-trials 0 --out rt.json --dmesg rt.txt") == 0);
   const auto tl = nlohmann::json::parse(slurp("rt.json"));
   const auto parse = nvmesim::parse_dmesg_text(slurp("rt.txt"), "rt.txt");
   REQUIRE(parse.intervals.size() == 40);
@@ -219,7 +213,7 @@ TEST_CASE("simulated dmesg read back by nvmesim dmesg gives the simulated probe 
 
 TEST_CASE("trace rules hold with three controllers probing in parallel", "[outputs][trace]") {
   const std::string reload = kSrc + "/scenarios/reload-32q.json";
-  REQUIRE(run("run " + reload + " --trials 2 -q --set /controllers/0/count=3 --trace-trials all --trace par_t.json") == 0);
+  REQUIRE(run_nvmesim("run " + reload + " --trials 2 -q --set /controllers/0/count=3 --trace-trials all --trace par_t.json") == 0);
   const auto doc = nlohmann::json::parse(slurp("par_t.json"));
   const auto problems = trace_problems(doc);
   for (const auto& s : problems) INFO(s);
@@ -240,8 +234,8 @@ TEST_CASE("nvmesim dmesg --empirical output drives a scenario parameter", "[outp
   CHECK(emp == "{\"dist\":\"empirical\",\"samples\":[\"2402000ns\",\"3267000ns\",\"2242000ns\",\"2320000ns\","
                "\"2586000ns\"]}\n");
   const std::string reload = kSrc + "/scenarios/reload-32q.json";
-  CHECK(run("validate " + reload) == 0);
-  CHECK(run("run " + reload + " --trials 3 -q --set '/host/init_to_probe=" + emp.substr(0, emp.size() - 1) + "'") == 0);
+  CHECK(run_nvmesim("validate " + reload) == 0);
+  CHECK(run_nvmesim("run " + reload + " --trials 3 -q --set '/host/init_to_probe=" + emp.substr(0, emp.size() - 1) + "'") == 0);
   std::remove("emp.json");
 }
 
@@ -249,7 +243,7 @@ TEST_CASE("dmesg output prints the release's failure messages", "[outputs][dmesg
   // A controller that never becomes ready, CAP.TO = 1 (500 ms): the enable wait gives up at its
   // deadline and the probe is removed with -ENODEV (-19). 5.6 prints the plain message, 5.7 adds
   // CSTS (reference/linux-readiness.md section 1).
-  REQUIRE(run("run " + kAws + " --trials 1 -q --set '/controllers/0/faults={\"never_ready\":true}' "
+  REQUIRE(run_nvmesim("run " + kAws + " --trials 1 -q --set '/controllers/0/faults={\"never_ready\":true}' "
               "--set /controllers/0/cap/to=1 --dmesg fail_d.txt") == 0);
   const std::string d = slurp("fail_d.txt");
   CHECK(d.find("] nvme nvme0: Device not ready; aborting initialisation\n") != std::string::npos);

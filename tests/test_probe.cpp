@@ -7,11 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/runner.hpp"
-#include "sim/scenario.hpp"
+#include "engine/runner.hpp"
+#include "scenario/scenario.hpp"
+#include "support.hpp"
 
 using namespace nvmesim;
 using json = nlohmann::json;
+
+using test::run_to_json;
 
 namespace {
 // One controller, HZ=250, no wakeup latency, handed over disabled; `controller` and `variants`
@@ -22,21 +25,6 @@ std::string scenario(const std::string& controller, int trials = 20) {
     "controllers": [{"handoff": "disabled", "cap": {"to": 1}, )" + controller + R"(}],
     "variants": [{"name": "5.6", "patch": {"host": {"kernel": "5.6"}}},
                  {"name": "5.7", "patch": {"host": {"kernel": "5.7"}}}]})";
-}
-
-// Runs and returns the timeline JSON (every trial detailed).
-json run_to_json(const std::string& text, const char* file) {
-  const Scenario sc = load_scenario_text(text, "test");
-  RunOptions o;
-  o.out_path = file;
-  o.detail_trials = 1000;
-  o.quiet = true;
-  o.progress = false;
-  run_scenario(sc, o);
-  std::ifstream in(file);
-  json j = json::parse(in);
-  std::remove(file);
-  return j;
 }
 
 const json& phase(const json& trial, const std::string& name) {

@@ -8,11 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/kernel_profile.hpp"
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "host/linux/kernel_profile.hpp"
 #include "models/nvme_regs.hpp"
-#include "sim/cli.hpp"
-#include "sim/cmd_profiles.hpp"
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
+#include "tools/profiles.hpp"
 
 using namespace nvmesim;
 
@@ -68,8 +69,8 @@ void check_row(const KernelProfile& p, const Expect& e) {
   CHECK(p.crime == e.crime);
   CHECK(p.cc_sequence == e.seq);
   CHECK(p.crto_warning == e.warn);
-  CHECK(p.msleep_extra_jiffy == e.extra_jiffy);
-  CHECK(p.fsleep_613 == e.fsleep613);
+  CHECK(p.timer.msleep_extra_jiffy == e.extra_jiffy);
+  CHECK(p.timer.fsleep_613 == e.fsleep613);
   CHECK(p.csts_in_message == e.csts_msg);
   CHECK(p.queues_line == e.queues_line);
   CHECK(p.shutdown_wait == e.shutdown);
@@ -183,6 +184,32 @@ std::string error_of(const std::string& host, const std::string& ctrl = "") {
 }
 }  // namespace
 
+// The enum fields of host.overrides are parsed through the enums' name tables: every key of a
+// table loads as its value, and anything else is refused with the table's keys listed.
+template <class E, size_t N>
+void check_override_names(const char* field, const EnumName<E> (&table)[N], E KernelProfile::*member) {
+  for (const auto& n : table) {
+    INFO(field << " = " << n.key);
+    const Scenario sc = load(std::string(R"({"kernel": "6.1", "overrides": {")") + field + "\": \"" + n.key + "\"}}");
+    CHECK(sc.variants[0].host.profile.*member == n.value);
+  }
+  const std::string err = error_of(std::string(R"({"kernel": "6.1", "overrides": {")") + field + R"(": "nope"}})");
+  CHECK_THAT(err, Catch::Contains("/host/overrides/" + std::string(field) + ": \"nope\" is not allowed; allowed: \"" +
+                                  table[0].key + "\""));
+}
+
+TEST_CASE("the enum fields of host.overrides take the names of their tables", "[profiles][scenario]") {
+  check_override_names("deadline", kDeadlineFormNames, &KernelProfile::deadline);
+  check_override_names("enable_timeout", kEnableTimeoutNames, &KernelProfile::enable_timeout);
+  check_override_names("crime", kCrimeRuleNames, &KernelProfile::crime);
+  check_override_names("cc_sequence", kCcSequenceNames, &KernelProfile::cc_sequence);
+  check_override_names("shutdown_wait", kShutdownWaitNames, &KernelProfile::shutdown_wait);
+  // The profile JSON spells the values with the same keys.
+  const auto profiles = profiles_json();
+  for (const auto& row : profiles["rows"])
+    CHECK(find_key(kCcSequenceNames, row["cc_sequence"].get<std::string>()) != nullptr);
+}
+
 TEST_CASE("host.overrides sets every named field of a profile", "[profiles][scenario]") {
   const Scenario sc = load(R"J({"kernel": "6.1.90", "overrides": {
       "poll": "msleep(10)", "shutdown_poll": "usleep_range(100, 200)", "deadline": "whole_seconds",
@@ -198,10 +225,8 @@ TEST_CASE("host.overrides sets every named field of a profile", "[profiles][scen
   CHECK(p.crime == CrimeRule::never);
   CHECK(p.cc_sequence == CcSequence::en0_cap);
   CHECK(p.crto_warning);
-  CHECK_FALSE(p.msleep_extra_jiffy);
-  CHECK_FALSE(sc.variants[0].host.timers.msleep_extra_jiffy);  // the timer model follows the profile
-  CHECK(p.fsleep_613);
-  CHECK(sc.variants[0].host.timers.fsleep_613);
+  CHECK_FALSE(p.timer.msleep_extra_jiffy);  // the timer model reads its rules from the profile
+  CHECK(p.timer.fsleep_613);
   CHECK_FALSE(p.csts_in_message);
   CHECK_FALSE(p.queues_line);
   CHECK(p.shutdown_wait == ShutdownWait::wait_ready);

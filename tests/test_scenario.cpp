@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/cli.hpp"
-#include "sim/scenario.hpp"
+#include "cli/cli.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace nvmesim;
 

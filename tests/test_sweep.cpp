@@ -19,10 +19,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/scenario.hpp"
-#include "sim/sweep.hpp"
+#include "scenario/scenario.hpp"
+#include "support.hpp"
+#include "sweep/sweep.hpp"
 
 using nvmesim::InputError;
+using nvmesim::test::run_nvmesim;
+using nvmesim::test::slurp;
 using nvmesim::load_sweep_text;
 using nvmesim::Sweep;
 using ojson = nlohmann::ordered_json;
@@ -39,20 +42,9 @@ Sweep sweep_of(const std::string& rest) {
                          "s.json");
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
-int run_nvmesim(const std::string& args) {
-  const std::string cmd = std::string(NVMESIM_BINARY) + " " + args + " >/dev/null 2>&1";
-  const int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
 
 std::vector<std::string> entries(const std::string& dir) {
   std::vector<std::string> out;

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "host/kernel_timers.hpp"
-#include "host/sleep_policy.hpp"
+#include "host/timers/kernel_timers.hpp"
+#include "host/timers/sleep_policy.hpp"
 
 using namespace nvmesim;
 
@@ -153,12 +153,13 @@ TEST_CASE("usleep_range with background interrupts wakes early - never before mi
 TEST_CASE("fsleep resolves by release", "[timers]") {
   TimerSettings s;
   s.hz = 250;
-  CHECK(SleepPolicy::fsleep(10).resolved(s) == SleepPolicy::udelay(10));
-  CHECK(SleepPolicy::fsleep(500).resolved(s) == SleepPolicy::usleep_range(500, 1000));
-  CHECK(SleepPolicy::fsleep(30000).resolved(s) == SleepPolicy::msleep(30));
-  s.fsleep_613 = true;  // 6.13: below 4 ticks (16 ms at HZ=250) usleep_range(us, us * 5 / 4)
-  CHECK(SleepPolicy::fsleep(8000).resolved(s) == SleepPolicy::usleep_range(8000, 10000));
-  CHECK(SleepPolicy::fsleep(16000).resolved(s) == SleepPolicy::msleep(16));
+  TimerRules r;
+  CHECK(SleepPolicy::fsleep(10).resolved(s, r) == SleepPolicy::udelay(10));
+  CHECK(SleepPolicy::fsleep(500).resolved(s, r) == SleepPolicy::usleep_range(500, 1000));
+  CHECK(SleepPolicy::fsleep(30000).resolved(s, r) == SleepPolicy::msleep(30));
+  r.fsleep_613 = true;  // 6.13: below 4 ticks (16 ms at HZ=250) usleep_range(us, us * 5 / 4)
+  CHECK(SleepPolicy::fsleep(8000).resolved(s, r) == SleepPolicy::usleep_range(8000, 10000));
+  CHECK(SleepPolicy::fsleep(16000).resolved(s, r) == SleepPolicy::msleep(16));
 }
 
 TEST_CASE("sleep policies parse in the kernel's spelling", "[timers]") {

@@ -1,4 +1,4 @@
-// libFuzzer target: the scenario loader (sim/scenario.cpp) on arbitrary bytes. Valid input loads;
+// libFuzzer target: the scenario loader (scenario/) on arbitrary bytes. Valid input loads;
 // anything else must be an InputError with a message that names the source. Any other exception,
 // crash, sanitizer report or hang is a bug.
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "sim/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
@@ -42,6 +42,3 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   return 0;
 }
-
-// libsystemc.so's main() refers to sc_main; libFuzzer's main() replaces it, so this never runs.
-extern "C" int sc_main(int, char*[]) { return 4; }

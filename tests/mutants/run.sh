@@ -49,11 +49,11 @@ mutant M3 "controller: no clock edges (edge_at_or_after returns its argument)" \
   'return t0_ps_ + ((d + p - 1) / p) * p;' \
   's|return t0_ps_ + ((d + p - 1) / p) \* p;|return t_ps;|'
 mutant M4 "host: time_after(jiffies, deadline) as jiffies >= deadline (first check: nvme_wait_ready)" \
-  host/linux_probe.cpp \
+  host/linux/linux_probe.cpp \
   'if (time_after(clock.jiffies_at(now_rel()), deadline))' \
   '0,/time_after(clock\.jiffies_at(now_rel()), deadline)/s//clock.jiffies_at(now_rel()) >= deadline/'
 mutant M5 "host: no scheduler wakeup latency after a sleep (the draw is still taken)" \
-  host/linux_probe.cpp \
+  host/linux/linux_probe.cpp \
   'end += s_.host->wakeup_latency.sample_ps(wakeup_stream_);' \
   's/end += s_\.host->wakeup_latency\.sample_ps(wakeup_stream_);/(void)s_.host->wakeup_latency.sample_ps(wakeup_stream_);/'
 mutant M6 "link: width ignored in the TLP serialisation (every link x1)" \

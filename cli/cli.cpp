@@ -1,0 +1,102 @@
+#include "cli/cli.hpp"
+
+#include <boost/program_options.hpp>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "core/json_text.hpp"
+#include "core/signals.hpp"
+#include "core/version.hpp"
+
+namespace po = boost::program_options;
+
+namespace nvmesim {
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* args;
+  const char* summary;
+  std::function<int(const std::vector<std::string>&, std::ostream&, std::ostream&)> run;
+};
+
+const std::vector<Command>& commands();
+
+void print_usage(std::ostream& os) {
+  os << "Usage: nvmesim <command> [options]\n\n"
+        "Simulates how long the Linux NVMe driver takes to bring PCIe NVMe controllers up, with\n"
+        "SystemC models of the controller and link and a replay of the driver's probe, release by\n"
+        "release.\n\nCommands:\n";
+  for (const auto& c : commands()) {
+    std::string left = std::string(c.name) + " " + c.args;
+    os << "  " << left << std::string(left.size() < 22 ? 22 - left.size() : 1, ' ') << c.summary << "\n";
+  }
+  os << "\nOptions:\n  -h, --help            this help\n  --version             print the version\n\n"
+        "Run 'nvmesim <command> --help' for a command's options.\n"
+        "Exit status: 0 done (a simulated probe failure is a result), 2 bad usage or input,\n"
+        "3 I/O failure, 4 internal error, 130/143 stopped by SIGINT/SIGTERM (partial outputs removed).\n";
+}
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"run", "[SCENARIO]", "run a scenario's variants and trials; table on stdout, timeline with --out", cmd_run},
+      {"validate", "FILE...", "check scenario files without running them", cmd_validate},
+      {"dmesg", "LOG...", "intervals (e.g. driver init to queues line) from real kernel logs, as JSON", cmd_dmesg},
+      {"profiles", "[--json]", "the Linux kernel profiles 4.8 to 6.19 and their fields", cmd_profiles},
+      {"sweep", "SWEEP --out DIR", "run a sweep's points in worker processes (--jobs, --shard, --resume)", cmd_sweep},
+      {"merge", "DIR... --out F", "combine sweep folders into one summary (JSON and CSV)", cmd_merge},
+  };
+  return table;
+}
+
+}  // namespace
+
+int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty()) {
+      print_usage(err);
+      return kExitUsage;
+    }
+    const std::string cmd = args[0];
+    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+      print_usage(out);
+      return kExitOk;
+    }
+    if (cmd == "--version") {
+      out << "nvmesim " << kVersion << "\n";
+      return kExitOk;
+    }
+    for (const auto& c : commands()) {
+      if (cmd == c.name) return c.run(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+    }
+    std::vector<std::string> names;
+    for (const auto& c : commands()) names.push_back(c.name);
+    std::string msg = "unknown command \"" + cmd + "\"";
+    const std::string near = did_you_mean(cmd, names);
+    if (!near.empty()) msg += "; did you mean \"" + near + "\"?";
+    err << "nvmesim: error: " << msg << "\nRun 'nvmesim --help' for the list of commands.\n";
+    return kExitUsage;
+  } catch (const InputError& e) {
+    err << "nvmesim: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const po::error& e) {
+    err << "nvmesim: error: " << e.what() << "\nRun 'nvmesim " << args[0] << " --help' for the options.\n";
+    return kExitUsage;
+  } catch (const IoError& e) {
+    err << "nvmesim: error: " << e.what() << "\n";
+    return kExitIo;
+  } catch (const Interrupted& e) {
+    err << "nvmesim: " << e.what() << "\n";
+    return e.exit_status();
+  } catch (const std::exception& e) {
+    err << "nvmesim: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace nvmesim

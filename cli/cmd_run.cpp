@@ -1,0 +1,122 @@
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "cli/default_scenario.hpp"
+#include "cli/options.hpp"
+#include "core/signals.hpp"
+#include "engine/runner.hpp"
+#include "outputs/table.hpp"
+#include "scenario/scenario.hpp"
+
+namespace po = boost::program_options;
+
+namespace nvmesim {
+
+namespace {
+
+// The options of `nvmesim run`, as --help lists them.
+po::options_description describe_run_options() {
+  po::options_description opts(
+      "Usage: nvmesim run [SCENARIO] [options]\n\n"
+      "Runs every variant of SCENARIO (default: the built-in AWS c5.12xlarge case, kernels 5.6 and\n"
+      "5.7) for its trials and prints a table of probe times and paired deltas. With --out, writes\n"
+      "the timeline (nvmesim.timeline/1, or one JSON object per trial with --format jsonl).\n\nOptions");
+  opts.add_options()
+      ("help,h", "this help")
+      ("trials,n", po::value<int64_t>()->value_name("N"), "trials per variant (overrides the file; 1 to 100000000)")
+      ("seed,s", po::value<int64_t>()->value_name("S"), "scenario seed (overrides the file; >= 0)")
+      ("set", po::value<std::vector<std::string>>()->composing()->value_name("PTR=VALUE"),
+       "set the JSON pointer PTR of the scenario to VALUE (JSON, or a string when it is not "
+       "JSON), e.g. --set /host/hz=1000; repeatable")
+      ("out,o", po::value<std::string>()->value_name("FILE"), "write the timeline to this file (written atomically)")
+      ("format,f", po::value<std::string>()->value_name("FMT"), "json (default; jsonl when --out ends in .jsonl) or jsonl")
+      ("detail-trials", po::value<int64_t>()->default_value(10)->value_name("N"),
+       "trials per variant whose full event list and dmesg go into a json timeline; the others keep "
+       "status, times and phases (summaries always cover every trial)")
+      ("trace", po::value<std::string>()->value_name("FILE"),
+       "write a Chrome trace event JSON file for Perfetto UI / chrome://tracing (one process per variant, "
+       "tracks per controller and probing host thread)")
+      ("trace-trials", po::value<std::string>()->default_value("0")->value_name("SEL"),
+       "trials of each variant in --trace: all, none, or a list such as 0,3,10-19")
+      ("vcd", po::value<std::string>()->value_name("FILE"),
+       "write a VCD waveform through sc_trace for GTKWave: CC.EN, CSTS.RDY/CFS/SHST and the host state per "
+       "controller, every trial back to back on the simulation time axis")
+      ("dmesg", po::value<std::string>()->value_name("FILE"),
+       "write the trials as the kernel logs them (each trial one boot, times from boot.probe_start_s)")
+      ("dmesg-trials", po::value<std::string>()->default_value("all")->value_name("SEL"),
+       "trials of each variant in --dmesg: all, none, or a list such as 0-9")
+      ("quiet,q", "no table on stdout, no progress bar");
+  return opts;
+}
+
+// --trials, --seed and --set: what is applied on top of the scenario file.
+LoadOptions load_options(const po::variables_map& vm) {
+  LoadOptions lo;
+  if (vm.count("trials")) {
+    lo.trials = vm["trials"].as<int64_t>();
+    if (lo.trials < 1 || static_cast<uint64_t>(lo.trials) > kMaxTrials)
+      throw InputError("--trials: must be from 1 to " + std::to_string(kMaxTrials));
+  }
+  if (vm.count("seed")) {
+    lo.seed = vm["seed"].as<int64_t>();
+    if (lo.seed < 0) throw InputError("--seed: must be >= 0");
+  }
+  if (vm.count("set"))
+    for (const auto& s : vm["set"].as<std::vector<std::string>>()) lo.sets.push_back(parse_set(s));
+  return lo;
+}
+
+// --out, --format, --detail-trials, --trace, --vcd, --dmesg and their trial selections, -q.
+RunOptions run_options(const po::variables_map& vm) {
+  RunOptions ro;
+  if (vm.count("out")) ro.out_path = vm["out"].as<std::string>();
+  const std::string& o = ro.out_path;
+  if (o.size() > 6 && o.compare(o.size() - 6, 6, ".jsonl") == 0) ro.format = OutputFormat::jsonl;
+  if (vm.count("format")) {
+    const std::string f = vm["format"].as<std::string>();
+    if (f == "json") ro.format = OutputFormat::json;
+    else if (f == "jsonl") ro.format = OutputFormat::jsonl;
+    else throw InputError("--format: \"" + f + "\" is not allowed; allowed: json, jsonl");
+  }
+  const int64_t dt = vm["detail-trials"].as<int64_t>();
+  if (dt < 0) throw InputError("--detail-trials: must be >= 0");
+  ro.detail_trials = static_cast<uint64_t>(dt);
+  if (vm.count("trace")) ro.trace_path = vm["trace"].as<std::string>();
+  if (vm.count("vcd")) ro.vcd_path = vm["vcd"].as<std::string>();
+  if (vm.count("dmesg")) ro.dmesg_path = vm["dmesg"].as<std::string>();
+  ro.trace_trials = TrialSelection::parse(vm["trace-trials"].as<std::string>(), "--trace-trials");
+  ro.dmesg_trials = TrialSelection::parse(vm["dmesg-trials"].as<std::string>(), "--dmesg-trials");
+  ro.quiet = vm.count("quiet") > 0;
+  ro.progress = !ro.quiet;
+  return ro;
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+  const po::options_description opts = describe_run_options();
+  const auto vm = parse_command(args, opts, "scenario");
+  if (vm.count("help")) {
+    out << opts << "\nExamples:\n  nvmesim run\n  nvmesim run scenarios/aws-c5.12xlarge.json --trials 1000 --out a.json\n"
+                   "  nvmesim run scenarios/reload-32q.json --set /host/hz=1000 -q --out r.jsonl\n"
+                   "  nvmesim run scenarios/aws-c5.12xlarge.json --trials 5 --trace t.json --vcd w.vcd --dmesg d.txt\n";
+    return kExitOk;
+  }
+  const LoadOptions lo = load_options(vm);
+  std::vector<std::string> files;
+  if (vm.count("scenario")) files = vm["scenario"].as<std::vector<std::string>>();
+  if (files.size() > 1) throw InputError("run takes one scenario file, not " + std::to_string(files.size()));
+  const Scenario sc = files.empty() ? load_scenario_text(kDefaultScenarioText, kDefaultScenarioName, lo)
+                                    : load_scenario_file(files[0], lo);
+  const RunOptions ro = run_options(vm);
+  StopSignals stop_signals;  // SIGINT/SIGTERM stop between trials: exit 130/143, no partial file
+  const RunReport rep = run_scenario(sc, ro);
+  if (stop_requested()) throw Interrupted(stop_signal());  // after the last trial: output complete
+  if (!ro.quiet) print_table(out, sc, rep);
+  return kExitOk;
+}
+
+}  // namespace nvmesim

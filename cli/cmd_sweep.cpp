@@ -1,0 +1,88 @@
+#include <ostream>
+
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "core/errors.hpp"
+#include "sweep/run.hpp"
+#include "sweep/sweep.hpp"
+
+namespace po = boost::program_options;
+
+namespace nvmesim {
+
+int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "Usage: nvmesim sweep SWEEP.json --out DIR [options]\n\n"
+      "Runs every point of a sweep (nvmesim.sweep/1: a base scenario and axes over JSON pointers), each\n"
+      "in a worker process of its own (`nvmesim run` on the point's scenario), and writes\n"
+      "DIR/points/<id>.jsonl per point and DIR/manifest.json, each atomically. A point that fails or\n"
+      "crashes is recorded with its error and the others go on. SIGINT/SIGTERM stop cleanly: complete\n"
+      "points stay, partial outputs are removed; --resume continues. Combine folders with 'nvmesim merge'.\n\n"
+      "Exit status: 0 every point done, 1 some points failed, 2 bad usage or input, 3 I/O failure,\n"
+      "130/143 stopped by SIGINT/SIGTERM.\n\nOptions");
+  opts.add_options()
+      ("help,h", "this help")
+      ("out,o", po::value<std::string>(), "the sweep folder DIR (created if missing)")
+      ("jobs,j", po::value<int64_t>(), "worker processes, 1 to 1024 (default: the usable CPUs)")
+      ("shard", po::value<std::string>(), "K/N: run only the points whose index modulo N is K (0 <= K < N)")
+      ("resume", "keep the complete points already in DIR and run the rest (after a kill, a stop or failures)")
+      ("list", "print the points of the shard (index, id, parameters) as JSON Lines on stdout; run nothing")
+      ("quiet,q", "no progress and no summary line on stderr");
+  const auto vm = parse_command(args, opts, "sweep");
+  if (vm.count("help")) {
+    out << opts
+        << "\nExamples:\n  nvmesim sweep scenarios/sweeps/enable-latency-vs-kernel-hz.json --out sw\n"
+           "  nvmesim sweep S.json --out sw-1 --shard 1/4 --jobs 8\n"
+           "  nvmesim sweep S.json --out sw --resume\n  nvmesim merge sw-0 sw-1 sw-2 sw-3 --out summary.json\n";
+    return kExitOk;
+  }
+  std::vector<std::string> files;
+  if (vm.count("sweep")) files = vm["sweep"].as<std::vector<std::string>>();
+  if (files.size() != 1) throw InputError("sweep takes one SWEEP.json file, not " + std::to_string(files.size()));
+  SweepRunOptions ro;
+  if (vm.count("shard")) ro.shard = parse_shard(vm["shard"].as<std::string>());
+  if (vm.count("jobs")) {
+    const int64_t j = vm["jobs"].as<int64_t>();
+    if (j < 1 || j > 1024) throw InputError("--jobs: must be from 1 to 1024");
+    ro.jobs = static_cast<unsigned>(j);
+  }
+  const Sweep sw = load_sweep_file(files[0]);
+  if (vm.count("list")) {
+    for (const auto& p : sw.points) {
+      if (!in_shard(p.index, ro.shard)) continue;
+      nlohmann::ordered_json j;
+      j["index"] = p.index;
+      j["id"] = p.id;
+      j["parameters"] = p.parameters;
+      out << j.dump() << "\n";
+    }
+    return kExitOk;
+  }
+  if (!vm.count("out")) throw InputError("sweep needs --out DIR (the folder for points/ and manifest.json)");
+  ro.out_dir = vm["out"].as<std::string>();
+  ro.resume = vm.count("resume") > 0;
+  ro.quiet = vm.count("quiet") > 0;
+  return run_sweep(sw, ro, err);
+}
+
+int cmd_merge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "Usage: nvmesim merge DIR... --out FILE.json\n\n"
+      "Combines sweep folders (the shards of one sweep in any order, or one unsharded folder) into\n"
+      "FILE.json (nvmesim.sweep-summary/1) and FILE.csv beside it: per point and variant, the\n"
+      "parameters and the probe / critical-path / paired-delta statistics, in point order. The bytes\n"
+      "do not depend on how the points were spread over shards, workers or resumed runs.\n"
+      "Exit status: 0, or 1 when points are failed or missing (the outputs still list them).\n\nOptions");
+  opts.add_options()("help,h", "this help")("out,o", po::value<std::string>(), "the summary file FILE.json");
+  const auto vm = parse_command(args, opts, "dir");
+  if (vm.count("help")) {
+    out << opts << "\nExample:\n  nvmesim merge sw-0 sw-1 --out summary.json   # also writes summary.csv\n";
+    return kExitOk;
+  }
+  if (!vm.count("dir")) throw InputError("merge needs at least one sweep folder DIR");
+  if (!vm.count("out")) throw InputError("merge needs --out FILE.json");
+  return merge_sweeps(vm["dir"].as<std::vector<std::string>>(), vm["out"].as<std::string>(), err);
+}
+
+}  // namespace nvmesim

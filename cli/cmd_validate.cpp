@@ -1,0 +1,57 @@
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "core/json_text.hpp"
+#include "scenario/scenario.hpp"
+#include "sweep/sweep.hpp"
+
+namespace po = boost::program_options;
+
+namespace nvmesim {
+
+int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "Usage: nvmesim validate FILE...\n\nChecks scenario and sweep files without running them: syntax, keys, "
+      "types, values, and every variant (of a sweep: every point).\nPrints one line per file; exits 2 if any file is invalid.\n\nOptions");
+  opts.add_options()("help,h", "this help");
+  const auto vm = parse_command(args, opts, "file");
+  if (vm.count("help")) {
+    out << opts;
+    return kExitOk;
+  }
+  if (!vm.count("file")) throw InputError("validate needs at least one FILE");
+  int rc = kExitOk;
+  for (const auto& f : vm["file"].as<std::vector<std::string>>()) {
+    try {
+      // A sweep file (schema nvmesim.sweep/1) is validated as a sweep: every point's scenario.
+      const std::string text = read_text_file(f);
+      bool is_sweep = false;
+      try {
+        const auto doc = parse_json_text(text, f);
+        is_sweep = doc.is_object() && doc.contains("schema") && doc["schema"] == "nvmesim.sweep/1";
+      } catch (const InputError&) {
+      }
+      if (is_sweep) {
+        const Sweep sw = load_sweep_file(f);
+        out << f << ": ok (sweep, " << sw.points.size() << " point" << (sw.points.size() == 1 ? "" : "s") << ", "
+            << sw.trials << " trial" << (sw.trials == 1 ? "" : "s") << " per point)\n";
+        continue;
+      }
+      const Scenario sc = load_scenario_text(text, f);
+      size_t ctrls = sc.variants.front().controllers.size();
+      out << f << ": ok (" << sc.variants.size() << " variant" << (sc.variants.size() == 1 ? "" : "s") << ", "
+          << ctrls << " controller" << (ctrls == 1 ? "" : "s") << ", " << sc.trials << " trial"
+          << (sc.trials == 1 ? "" : "s") << ")\n";
+    } catch (const InputError& e) {
+      err << "nvmesim: error: " << e.what() << "\n";
+      rc = kExitUsage;
+    }
+  }
+  return rc;
+}
+
+}  // namespace nvmesim

@@ -1,0 +1,36 @@
+#pragma once
+// The commands of `nvmesim` (DESIGN section 9), each run with its arguments after the command
+// name, results on `out`, errors and progress on `err`. Each returns its exit status (cli/cli.hpp)
+// and throws InputError (exit 2), boost::program_options errors (exit 2), IoError (exit 3) or
+// Interrupted (128 + signal) for cli_main to report.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace nvmesim {
+
+/// `nvmesim run [SCENARIO] [options]`: runs the variants and trials, prints the table, writes the
+/// timeline, trace, VCD and dmesg outputs asked for.
+int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// `nvmesim validate FILE...`: checks scenario and sweep files without running them; one line
+/// per file; 2 when any is invalid.
+int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// `nvmesim dmesg LOG... [--from REGEX] [--to REGEX] [--out FILE] [--empirical]`: intervals from
+/// real kernel logs (tools/dmesg_reader.hpp). InputError for unreadable logs and bad regular
+/// expressions, IoError when --out cannot be written.
+int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// `nvmesim profiles [--json]`: the kernel profile table (tools/profiles.hpp).
+int cmd_profiles(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// `nvmesim sweep SWEEP.json --out DIR [--jobs N] [--shard K/N] [--resume] [--list] [-q]`.
+/// Returns 0, 1 when points failed (sweep/run.hpp), 128 + signal when stopped.
+int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// `nvmesim merge DIR... --out FILE.json`: the summary of the points of sweep folders (and
+/// FILE.csv beside it). Returns 0, or 1 when points are failed or missing.
+int cmd_merge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace nvmesim

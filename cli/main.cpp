@@ -1,0 +1,19 @@
+// nvmesim: entry point. SystemC's own main() is not used: the command line decides whether and
+// what to elaborate.
+#include <iostream>
+
+#include "cli/cli.hpp"
+
+int main(int argc, char** argv) {
+  const int rc = nvmesim::cli_main(argc, argv, std::cout, std::cerr);
+  // Results on stdout count as an output: `nvmesim run > /dev/full` must not exit 0.
+  std::cout.flush();
+  if (!std::cout && rc == nvmesim::kExitOk) {
+    std::cerr << "nvmesim: error: stdout: write failed\n";
+    return nvmesim::kExitIo;
+  }
+  return rc;
+}
+
+// libsystemc.so's main() refers to sc_main; ours replaces that main(), so this is never called.
+extern "C" int sc_main(int, char*[]) { return nvmesim::kExitInternal; }

@@ -1,0 +1,40 @@
+#pragma once
+// Output files written atomically (DESIGN section 8: a reader never sees half a file; a failed
+// or interrupted run leaves the target as it was). Pure C++ (POSIX).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace nvmesim {
+
+/// A file written to a temporary name in the target's folder and renamed into place by commit(),
+/// so that a reader never sees half a file. Destroying it uncommitted removes the temporary (and a
+/// second SIGINT/SIGTERM removes it too, see core/signals.hpp).
+class AtomicFile {
+ public:
+  /// Throws IoError when the folder is missing or not writable, or when `path` exists and is not
+  /// a regular file (a device such as /dev/full or /dev/null, a folder, a FIFO): renaming over it
+  /// would replace it.
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  void write(const std::string& s) { write(s.data(), s.size()); }
+  void write(const char* data, size_t n);
+  /// Flushes, syncs and renames. Throws IoError (disk full, file size limit, ...) and removes the
+  /// temporary; the target is then left as it was. Write errors are remembered and reported here.
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_, tmp_;
+  static constexpr size_t kBufferBytes = 1 << 16;
+  std::unique_ptr<char[]> buffer_;  // declared before f_ is closed in the destructor body
+  std::FILE* f_ = nullptr;
+  int failed_errno_ = 0;  ///< errno of the first failed write, 0 while all went well
+  int slot_ = -1;         ///< register_temp_file slot
+};
+
+}  // namespace nvmesim

@@ -1,0 +1,41 @@
+#pragma once
+// JSON as nvmesim reads and writes it (DESIGN section 7): files of JSON with comments, a nesting
+// limit checked before parsing, syntax errors with line and column, and the pieces every error
+// message and writer uses. Pure C++ (nlohmann::json).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+
+namespace nvmesim {
+
+/// Deepest nesting of arrays and objects a JSON input may have (the scenario needs 6).
+inline constexpr size_t kMaxNestingDepth = 64;
+
+/// Throws InputError "SOURCE:LINE:COLUMN: JSON nested deeper than ..." when `text` nests arrays
+/// and objects deeper than kMaxNestingDepth (strings and comments are skipped).
+void check_nesting_depth(const std::string& text, const std::string& source);
+
+/// Parses JSON with comments, turning syntax errors into "SOURCE:LINE:COLUMN: ..." InputErrors,
+/// and refusing nesting deeper than kMaxNestingDepth and an object that repeats a key.
+nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source);
+
+/// Reads a whole file (at most `max_bytes`). Throws InputError ("PATH: cannot open: ...") when
+/// it cannot.
+std::string read_text_file(const std::string& path, size_t max_bytes = 16u << 20);
+
+/// A key escaped as a JSON pointer reference token (RFC 6901: "~" -> "~0", "/" -> "~1").
+std::string escape_token(const std::string& key);
+/// "an object", "a string", "an integer", ... for messages.
+const char* type_name(const nlohmann::ordered_json& j);
+
+/// The closest of `candidates` to `word` within edit distance 2 (or a prefix), or "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+/// Appends `s` as a JSON string literal (quoted, escaped) to `out`.
+void append_json_string(std::string& out, const std::string& s);
+
+}  // namespace nvmesim

@@ -1,0 +1,61 @@
+#pragma once
+// The elaborated system: per controller a linux_probe (host), a pcie_link and an nvme_controller,
+// wired host -> link -> BAR0 and controller DMA -> link -> host memory; and one driver thread that
+// runs trial after trial inside this single elaboration (DESIGN section 2: one elaboration per
+// process, many trials per elaboration). Trials never reset simulated time; every model measures
+// time from the start of its trial, so a trial's result does not depend on the trials before it.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "core/recorder.hpp"
+#include "host/linux/linux_probe.hpp"
+#include "models/nvme_controller.hpp"
+#include "models/pcie_link.hpp"
+#include "outputs/trial.hpp"
+#include "scenario/scenario.hpp"
+
+namespace nvmesim {
+
+class nvme_system : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(nvme_system);
+  /// Builds `n_controllers` host/link/controller triples (the most any variant uses).
+  nvme_system(sc_core::sc_module_name name, size_t n_controllers);
+
+  /// Called by the driver thread for the next trial; returns false when there is none.
+  std::function<bool(TrialRequest&)> next_trial;
+  /// Called with each finished trial.
+  std::function<void(const TrialRequest&, const TrialResult&)> trial_done;
+
+  /// Adds to `tf` (before sc_start), per controller N: nvmeN.CC_EN, nvmeN.CSTS_RDY, nvmeN.CSTS_CFS,
+  /// nvmeN.CSTS_SHST and nvmeN.host_state (HostState of the thread probing it); and the running
+  /// trial's index and variant index as `trial` and `variant`.
+  void trace_signals(sc_core::sc_trace_file* tf) const;
+  /// The running trial's index and variant index (for tracing).
+  sc_core::sc_signal<int> trial_sig{"trial"}, variant_sig{"variant"};
+
+  /// Set when a trial hit a safety limit; the simulation stops and the runner reports it.
+  const std::string& error() const { return error_; }
+
+ private:
+  void drive();  // SC_THREAD
+  // Runs `action` on the controllers in `which` in parallel and waits for all of them.
+  void run_parallel(const std::vector<size_t>& which, HostAction action);
+  std::vector<std::unique_ptr<linux_probe>> probes_;
+  std::vector<std::unique_ptr<pcie_link>> links_;
+  std::vector<std::unique_ptr<nvme_controller>> controllers_;
+  std::vector<uint64_t> h_link_one_way_, h_link_write_stall_;  // fnv1a64("nvmeN/link_..."), hashed once
+  Recorder recorder_;
+  std::string error_;
+};
+
+/// Sets up SystemC for this process: 1 ps resolution, no copyright banner, reports to stderr
+/// (stdout stays machine-readable). Call once, before any SystemC object exists.
+void init_systemc();
+
+}  // namespace nvmesim

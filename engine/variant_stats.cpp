@@ -1,0 +1,83 @@
+#include "engine/variant_stats.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/stats.hpp"
+
+namespace nvmesim {
+
+using ojson = nlohmann::ordered_json;
+
+void CountStats::add(uint64_t v) {
+  min = std::min(min, v);
+  max = std::max(max, v);
+  sum += v;
+  ++n;
+}
+
+ojson CountStats::json() const {
+  ojson j;
+  j["min"] = n ? min : 0;
+  j["max"] = max;
+  j["mean"] = n ? round6(static_cast<double>(sum) / static_cast<double>(n)) : 0.0;
+  return j;
+}
+
+VariantStats::PhaseStats& VariantStats::phase(const PhaseId& id) {
+  for (auto& p : phases_)
+    if (p.id.name == id.name || std::strcmp(p.id.name, id.name) == 0) return p;
+  phases_.push_back(PhaseStats{id, {}, {}});
+  return phases_.back();
+}
+
+void VariantStats::add(const TrialRequest& req, const TrialResult& res) {
+  probe_ps_.add(res.probe_ps);
+  critical_ps_.add(res.critical_path_ps);
+  if (res.namespace_ps >= 0 && variant_reports_namespace(*req.variant)) namespace_ps_.add(res.namespace_ps);
+  if (res.workload_ps >= 0) workload_ps_.add(res.workload_ps);
+  ++counts_[static_cast<size_t>(res.status)];
+  for (const Phase& p : res.recorder->phases()) {
+    auto& ps = phase(p.id);
+    ps.polls.add(p.polls);
+    ps.sleeps.add(p.sleeps);
+  }
+}
+
+VariantReport VariantStats::report(const std::string& name) const {
+  VariantReport r;
+  r.name = name;
+  r.status_counts = counts_;
+  // Sketches hold picoseconds: 1e9 of them make a millisecond.
+  r.probe_ms = probe_ps_.summary(1e9);
+  r.critical_path_ms = critical_ps_.summary(1e9);
+  r.namespace_ms = namespace_ps_.summary(1e9);
+  r.workload_ms = workload_ps_.summary(1e9);
+  std::vector<const PhaseStats*> order;
+  for (const auto& p : phases_) order.push_back(&p);
+  std::sort(order.begin(), order.end(), [](const PhaseStats* a, const PhaseStats* b) {
+    return a->id.order != b->id.order ? a->id.order < b->id.order : std::strcmp(a->id.name, b->id.name) < 0;
+  });
+  r.phases = ojson::object();
+  for (const PhaseStats* ph : order) {
+    r.phases[ph->id.name]["polls"] = ph->polls.json();
+    r.phases[ph->id.name]["sleeps"] = ph->sleeps.json();
+  }
+  return r;
+}
+
+Summary VariantStats::delta_ms() const { return delta_ps_.summary(1e9); }
+
+void pair_with_baseline(BaselineSpill& spill, const TrialRequest& req, const TrialResult& res, VariantStats& stats) {
+  if (req.variant_index == 0) {
+    spill.put(res.probe_ps, res.status);
+    return;
+  }
+  if (req.trial == 0) spill.rewind();
+  int64_t base_ps = 0;
+  ProbeStatus base_status = ProbeStatus::ok;
+  if (spill.get(base_ps, base_status) && res.status == ProbeStatus::ok && base_status == ProbeStatus::ok)
+    stats.add_delta_ps(res.probe_ps - base_ps);
+}
+
+}  // namespace nvmesim

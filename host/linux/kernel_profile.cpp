@@ -1,0 +1,186 @@
+#include "host/linux/kernel_profile.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+namespace nvmesim {
+
+KernelVersion KernelVersion::parse(std::string_view text) {
+  KernelVersion v;
+  int* parts[] = {&v.major, &v.minor, &v.patch};
+  size_t n = 0, i = 0;
+  auto fail = [&]() {
+    throw std::invalid_argument("kernel version \"" + std::string(text) +
+                                "\" is not of the form \"MAJOR.MINOR\" or \"MAJOR.MINOR.PATCH\" (e.g. \"5.7\", \"6.6.30\")");
+  };
+  while (n < 3) {
+    size_t start = i;
+    int value = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      value = value * 10 + (text[i] - '0');
+      if (value > 9999) fail();
+      ++i;
+    }
+    if (i == start) fail();
+    *parts[n++] = value;
+    if (i == text.size()) break;
+    if (text[i] != '.') fail();
+    ++i;
+  }
+  if (n < 2 || i != text.size()) fail();
+  return v;
+}
+
+std::string KernelVersion::to_string() const {
+  return std::to_string(major) + "." + std::to_string(minor) + (patch ? "." + std::to_string(patch) : "");
+}
+
+const std::vector<std::string>& base_delay_quirk_ids() {
+  static const std::vector<std::string> ids = {"1bb1:0100", "1c58:0003", "1c58:0023",
+                                               "1c5f:0540", "144d:a821", "144d:a822"};
+  return ids;
+}
+
+const std::vector<KernelProfile>& kernel_profiles() {
+  // One row per range of mainline releases that behave alike (linux-readiness.md section 2).
+  // Each row starts from the one before and changes only what the release changed.
+  static const std::vector<KernelProfile> table = [] {
+    std::vector<KernelProfile> t;
+    KernelProfile p;
+    p.delay_quirk_ids = base_delay_quirk_ids();
+    // 4.8 - 5.3: msleep(100) polls, half-jiffies deadline from CAP.TO, one CC write, the shutdown's
+    // own msleep(100) loop; no queues line (4.19 does not print it).
+    p.first = "4.8";
+    p.last = "5.3";
+    p.queues_line = false;
+    t.push_back(p);
+    // 5.4 - 5.6: the "%d/%d/%d default/read/poll queues" line.
+    p.first = "5.4";
+    p.last = "5.6";
+    p.queues_line = true;
+    t.push_back(p);
+    // 5.7 - 5.17: usleep_range(1000, 2000) (the 2020 change) and ", CSTS=0x%x" in the message.
+    p.first = "5.7";
+    p.last = "5.17";
+    p.poll = SleepPolicy::usleep_range(1000, 2000);
+    p.csts_in_message = true;
+    t.push_back(p);
+    // 5.18: 144d:a808 carries the delay quirk too (+2.3 s on many Samsung 970 EVO Plus boots).
+    p.first = "5.18";
+    p.last = "5.18";
+    p.delay_quirk_ids.push_back("144d:a808");
+    t.push_back(p);
+    // 5.19 - 6.1: NVMe 2.0 ready modes: CRTO instead of CAP.TO when CAP.CRWMS, CC.CRIME when
+    // CAP.CRIMS, CC written with EN=0 and read back before EN=1; the X5 quirk moves to a model
+    // match applied after Identify.
+    p.first = "5.19";
+    p.last = "6.1";
+    p.delay_quirk_ids = base_delay_quirk_ids();
+    p.delay_quirk_model_rule = true;
+    p.enable_timeout = EnableTimeout::crto_instead;
+    p.crime = CrimeRule::if_crims;
+    p.cc_sequence = CcSequence::en0_readback;
+    t.push_back(p);
+    // 6.2 - 6.5: whole-second deadlines; the shutdown uses nvme_wait_ready (usleep_range).
+    p.first = "6.2";
+    p.last = "6.5";
+    p.deadline = DeadlineForm::whole_seconds;
+    p.shutdown_wait = ShutdownWait::wait_ready;
+    p.shutdown_poll = SleepPolicy::usleep_range(1000, 2000);
+    t.push_back(p);
+    // 6.6 - 6.11: max(CAP.TO, CRTO) with the "bad crto" warning once; CRIME only with CRWMS and
+    // CRIMS; CAP re-read after the first CC write.
+    p.first = "6.6";
+    p.last = "6.11";
+    p.enable_timeout = EnableTimeout::crto_max;
+    p.crime = CrimeRule::if_crwms_and_crims;
+    p.cc_sequence = CcSequence::en0_readback_cap;
+    p.crto_warning = true;
+    t.push_back(p);
+    // 6.12: CRIME never set; msleep loses its extra jiffy.
+    p.first = "6.12";
+    p.last = "6.12";
+    p.crime = CrimeRule::never;
+    p.timer.msleep_extra_jiffy = false;
+    t.push_back(p);
+    // 6.13 - 6.18: fsleep's 6.13 rule (the waits do not use fsleep; an override may).
+    p.first = "6.13";
+    p.last = "6.18";
+    p.timer.fsleep_613 = true;
+    t.push_back(p);
+    // 6.19: no CC read-back; a failed disable wait at probe gets one FLR and one retry.
+    p.first = "6.19";
+    p.last = "6.19";
+    p.cc_sequence = CcSequence::en0_cap;
+    p.flr_retry = true;
+    t.push_back(p);
+    return t;
+  }();
+  return table;
+}
+
+namespace {
+
+// The last minor release of each finished mainline major line within the table: 4.x ended at 4.20
+// and 5.x at 5.19 (Linux numbering; 6.x goes on, and the table's last row bounds it).
+struct MajorLineEnd {
+  int major, last_minor;
+};
+constexpr MajorLineEnd kMajorLineEnds[] = {{4, 20}, {5, 19}};
+
+int last_minor_of(int major, int table_last_minor, int table_last_major) {
+  for (const auto& e : kMajorLineEnds)
+    if (e.major == major) return e.last_minor;
+  return major == table_last_major ? table_last_minor : -1;
+}
+
+}  // namespace
+
+std::vector<std::string> supported_releases() {
+  const auto& t = kernel_profiles();
+  const KernelVersion first = KernelVersion::parse(t.front().first), last = KernelVersion::parse(t.back().last);
+  std::vector<std::string> out;
+  for (int major = first.major; major <= last.major; ++major) {
+    const int end = last_minor_of(major, last.minor, last.major);
+    for (int minor = major == first.major ? first.minor : 0; minor <= end; ++minor)
+      out.push_back(std::to_string(major) + "." + std::to_string(minor));
+  }
+  return out;
+}
+
+const KernelProfile& profile_for(const KernelVersion& v) {
+  const std::vector<std::string> releases = supported_releases();
+  const bool exists = std::any_of(releases.begin(), releases.end(), [&](const std::string& r) {
+    return KernelVersion::parse(r).release_key() == v.release_key();
+  });
+  if (exists) {
+    for (const auto& p : kernel_profiles()) {
+      if (v.release_key() >= KernelVersion::parse(p.first).release_key() &&
+          v.release_key() <= KernelVersion::parse(p.last).release_key())
+        return p;
+    }
+  }
+  throw std::invalid_argument("kernel " + v.to_string() + " is not supported; supported releases: " +
+                              supported_kernel_range());
+}
+
+std::string supported_kernel_range() {
+  // "4.8 to 6.19 (mainline 4.8, 4.9, ..., 4.20, 5.0, ..., 5.19, 6.0, ..., 6.19)": per major line
+  // its first release (and the next one for the first line, to show the step), "...", its last.
+  const auto& t = kernel_profiles();
+  const std::vector<std::string> releases = supported_releases();
+  std::string lines;
+  for (size_t i = 0; i < releases.size();) {
+    const int major = KernelVersion::parse(releases[i]).major;
+    size_t j = i;
+    while (j + 1 < releases.size() && KernelVersion::parse(releases[j + 1]).major == major) ++j;
+    lines += (lines.empty() ? "" : ", ") + releases[i];
+    if (i == 0 && j > i + 1) lines += ", " + releases[i + 1];
+    if (j > i) lines += (j > i + 1 ? ", ..., " : ", ") + releases[j];
+    i = j + 1;
+  }
+  return t.front().first + " to " + t.back().last + " (mainline " + lines + ")";
+}
+
+}  // namespace nvmesim

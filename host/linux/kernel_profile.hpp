@@ -1,0 +1,146 @@
+#pragma once
+// Linux releases and the readiness-wait behaviour of each (DESIGN section 5, kernel_profile;
+// facts: shared/reference/linux-readiness.md section 2). Every field is named so that a scenario
+// can override it (`host.overrides`) to describe a stable kernel that got a later change.
+// Pure C++, no SystemC.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/names.hpp"
+#include "host/timers/kernel_timers.hpp"
+#include "host/timers/sleep_policy.hpp"
+
+namespace nvmesim {
+
+/// A Linux version "major.minor" or "major.minor.patch".
+struct KernelVersion {
+  int major = 0, minor = 0, patch = 0;
+  /// Parses "5.7" or "5.7.12". Throws std::invalid_argument naming the allowed form.
+  static KernelVersion parse(std::string_view text);
+  /// Orders by (major, minor); the patch level does not select a profile.
+  int release_key() const { return major * 1000 + minor; }
+  std::string to_string() const;
+};
+
+/// How the readiness deadline is computed from a timeout TO in 500 ms units
+/// (linux-readiness.md section 2, "Deadline arithmetic").
+enum class DeadlineForm {
+  half_jiffies,   ///< jiffies + (TO + 1) * HZ / 2 (4.8 - 6.1)
+  whole_seconds,  ///< jiffies + ((TO + 1) / 2) * HZ, integer seconds; TO=0 gives 0 s (6.2+)
+};
+
+/// Where the enable wait's timeout comes from (all in 500 ms units).
+enum class EnableTimeout {
+  cap_to,        ///< CAP.TO (4.8 - 5.18)
+  crto_instead,  ///< CAP.CRWMS set: CRTO.CRIMT if CC.CRIME (read back) else CRTO.CRWMT, instead of CAP.TO (5.19 - 6.5)
+  crto_max,      ///< CAP.CRWMS set: max(CAP.TO, the CRTO field chosen as above) (6.6+)
+};
+
+/// When the driver sets CC.CRIME (ready independent of media) before enabling.
+enum class CrimeRule {
+  never,              ///< never (before 5.19: no NVMe 2.0 ready modes; 6.12+: removed)
+  if_crims,           ///< when CAP.CRIMS is set (5.19 - 6.5)
+  if_crwms_and_crims, ///< when CAP.CRWMS and CAP.CRIMS are both set (6.6 - 6.11)
+};
+
+/// The register accesses that enable the controller (after AQA/ASQ/ACQ).
+enum class CcSequence {
+  single_write,       ///< CC = config | EN (4.8 - 5.18)
+  en0_readback,       ///< CC = config (EN=0), read CC, [read CRTO], CC |= EN (5.19 - 6.5)
+  en0_readback_cap,   ///< CC = config (EN=0), read CC, read CAP, [read CRTO], CC |= EN (6.6 - 6.18)
+  en0_cap,            ///< CC = config (EN=0), read CAP, [read CRTO], CC |= EN; no CC read-back (6.19)
+};
+
+/// How the shutdown waits for CSTS.SHST = complete.
+enum class ShutdownWait {
+  msleep_loop,  ///< its own loop: msleep between reads, no all-ones check, "Device shutdown incomplete; abort shutdown" (up to 6.1)
+  wait_ready,   ///< nvme_wait_ready with op "shutdown" (6.2+)
+};
+
+/// The names of each enum, in one table each (core/names.hpp): `key` is the scenario's spelling
+/// (host.overrides, `nvmesim profiles --json`), `text` the formula or sequence it stands for.
+inline constexpr EnumName<DeadlineForm> kDeadlineFormNames[] = {
+    {DeadlineForm::half_jiffies, "half_jiffies", "jiffies + (TO+1)*HZ/2"},
+    {DeadlineForm::whole_seconds, "whole_seconds", "jiffies + ((TO+1)/2)*HZ"}};
+inline constexpr EnumName<EnableTimeout> kEnableTimeoutNames[] = {
+    {EnableTimeout::cap_to, "cap_to", "CAP.TO"},
+    {EnableTimeout::crto_instead, "crto_instead", "CRWMS ? CRTO (CRIMT if CRIME else CRWMT) : CAP.TO"},
+    {EnableTimeout::crto_max, "crto_max", "CRWMS ? max(CAP.TO, CRTO) : CAP.TO"}};
+inline constexpr EnumName<CrimeRule> kCrimeRuleNames[] = {
+    {CrimeRule::never, "never", "never"},
+    {CrimeRule::if_crims, "if_crims", "if CAP.CRIMS"},
+    {CrimeRule::if_crwms_and_crims, "if_crwms_and_crims", "if CAP.CRWMS and CAP.CRIMS"}};
+inline constexpr EnumName<CcSequence> kCcSequenceNames[] = {
+    {CcSequence::single_write, "single_write", "CC=config|EN"},
+    {CcSequence::en0_readback, "en0_readback", "CC=config; read CC; [read CRTO]; CC|=EN"},
+    {CcSequence::en0_readback_cap, "en0_readback_cap", "CC=config; read CC; read CAP; [read CRTO]; CC|=EN"},
+    {CcSequence::en0_cap, "en0_cap", "CC=config; read CAP; [read CRTO]; CC|=EN"}};
+inline constexpr EnumName<ShutdownWait> kShutdownWaitNames[] = {
+    {ShutdownWait::msleep_loop, "msleep_loop", "own loop, no all-ones check"},
+    {ShutdownWait::wait_ready, "wait_ready", "nvme_wait_ready(shutdown)"}};
+
+constexpr const char* to_string(DeadlineForm f) { return text_in(kDeadlineFormNames, f); }
+constexpr const char* to_string(EnableTimeout t) { return text_in(kEnableTimeoutNames, t); }
+constexpr const char* to_string(CrimeRule r) { return text_in(kCrimeRuleNames, r); }
+constexpr const char* to_string(CcSequence s) { return text_in(kCcSequenceNames, s); }
+constexpr const char* to_string(ShutdownWait w) { return text_in(kShutdownWaitNames, w); }
+/// The scenario spelling of each enum value ("half_jiffies", "crto_max", ...).
+constexpr const char* key_of(DeadlineForm f) { return key_in(kDeadlineFormNames, f); }
+constexpr const char* key_of(EnableTimeout t) { return key_in(kEnableTimeoutNames, t); }
+constexpr const char* key_of(CrimeRule r) { return key_in(kCrimeRuleNames, r); }
+constexpr const char* key_of(CcSequence s) { return key_in(kCcSequenceNames, s); }
+constexpr const char* key_of(ShutdownWait w) { return key_in(kShutdownWaitNames, w); }
+
+/// The behaviour of one range of Linux releases. Field names are the keys of `host.overrides`.
+struct KernelProfile {
+  std::string first;                 ///< first release of the row, e.g. "5.7"
+  std::string last;                  ///< last release of the row, e.g. "5.17"
+  SleepPolicy poll = SleepPolicy::msleep(100);           ///< sleep between CSTS reads
+  SleepPolicy shutdown_poll = SleepPolicy::msleep(100);  ///< sleep in the shutdown wait
+  DeadlineForm deadline = DeadlineForm::half_jiffies;
+  EnableTimeout enable_timeout = EnableTimeout::cap_to;
+  CrimeRule crime = CrimeRule::never;
+  CcSequence cc_sequence = CcSequence::single_write;
+  bool crto_warning = false;         ///< prints "bad crto:%x cap:%llx" once when the CRTO field < CAP.TO (6.6+)
+  /// The release's timer rules: msleep_extra_jiffy (before 6.12), fsleep_613 (6.13+). The timer
+  /// model reads them from here (their only home); host.overrides spells them as plain keys.
+  TimerRules timer;
+  bool csts_in_message = false;      ///< "Device not ready; aborting ..., CSTS=0x%x" (5.7+)
+  bool queues_line = true;           ///< prints "D/R/P default/read/poll queues" (5.4+)
+  ShutdownWait shutdown_wait = ShutdownWait::msleep_loop;
+  /// PCI ids ("vvvv:dddd", lower case) with NVME_QUIRK_DELAY_BEFORE_CHK_RDY: msleep(2300) after
+  /// the disable CC write, before the RDY=0 wait.
+  std::vector<std::string> delay_quirk_ids;
+  /// The same quirk by Identify Controller model ("Samsung Portable SSD X5", vendor 144d), applied
+  /// after Identify: later resets, not the first disable at probe (5.19+).
+  bool delay_quirk_model_rule = false;
+  /// A failed disable wait at probe triggers one PCIe function-level reset and one retry (6.19).
+  bool flr_retry = false;
+};
+
+/// The PCI ids with the delay-before-check-ready quirk in every release (linux-readiness.md).
+const std::vector<std::string>& base_delay_quirk_ids();
+
+/// The table, oldest release first: one row per range of releases that behave alike.
+const std::vector<KernelProfile>& kernel_profiles();
+
+/// The profile of the row holding `v`. Throws std::invalid_argument naming the supported range.
+const KernelProfile& profile_for(const KernelVersion& v);
+
+/// Every mainline release the table covers, oldest first ("4.8", ..., "4.20", "5.0", ..., "6.19"):
+/// from its first row's first release to its last row's last, with the ends of the major lines
+/// (4.x ends at 4.20, 5.x at 5.19).
+std::vector<std::string> supported_releases();
+
+/// "4.8 to 6.19 (mainline 4.8, 4.9, ..., 4.20, 5.0, ..., 5.19, 6.0, ..., 6.19)": the releases the
+/// table covers, for messages.
+std::string supported_kernel_range();
+
+/// The model string and vendor of the later quirk rule.
+inline constexpr const char* kDelayQuirkModel = "Samsung Portable SSD X5";
+inline constexpr unsigned kDelayQuirkModelVendor = 0x144d;
+/// The quirk's delay: msleep(2300).
+inline constexpr unsigned kDelayQuirkMs = 2300;
+
+}  // namespace nvmesim

@@ -1,0 +1,59 @@
+#pragma once
+// The sleep between two CSTS reads, as a value (DESIGN section 5): msleep(ms),
+// usleep_range(min_us, max_us), fsleep(us), udelay(us), or busy (no sleep). Pure C++.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "host/timers/kernel_timers.hpp"
+
+namespace nvmesim {
+
+class SleepPolicy {
+ public:
+  enum class Kind { msleep, usleep_range, fsleep, udelay, busy };
+
+  static SleepPolicy msleep(uint32_t ms) { return SleepPolicy(Kind::msleep, ms, 0); }
+  static SleepPolicy usleep_range(uint32_t min_us, uint32_t max_us) {
+    return SleepPolicy(Kind::usleep_range, min_us, max_us);
+  }
+  static SleepPolicy fsleep(uint32_t us) { return SleepPolicy(Kind::fsleep, us, 0); }
+  static SleepPolicy udelay(uint32_t us) { return SleepPolicy(Kind::udelay, us, 0); }
+  static SleepPolicy busy() { return SleepPolicy(Kind::busy, 0, 0); }
+
+  /// Parses the kernel spelling: "msleep(100)", "usleep_range(1000, 2000)", "fsleep(500)",
+  /// "udelay(10)", "busy". Arguments are whole numbers (ms for msleep, us otherwise) up to
+  /// 10^7; usleep_range needs min <= max. Throws ParseError (core/duration.hpp's type is not
+  /// visible here: std::invalid_argument) with a message listing the allowed forms.
+  static SleepPolicy parse(std::string_view text);
+
+  /// The kernel spelling, e.g. "usleep_range(1000, 2000)".
+  std::string to_string() const;
+
+  /// Resolves fsleep into the primitive the kernel picks for it (linux-readiness.md section 4):
+  /// 5.8 - 6.12: us <= 10 udelay; us <= 20000 usleep_range(us, 2 us); else msleep(ceil(us/1000)).
+  /// 6.13+: us <= 10 udelay; below 4 ticks usleep_range(us, us * 5 / 4); else msleep.
+  /// `rules.fsleep_613` picks the rule.
+  SleepPolicy resolved(const TimerSettings& settings, const TimerRules& rules) const;
+
+  /// True when the task is scheduled out (msleep, usleep_range): a wakeup latency applies.
+  bool schedules() const { return kind_ == Kind::msleep || kind_ == Kind::usleep_range; }
+
+  /// When a sleep started at `now_ps` ends, before wakeup latency. `irq_u` in (0, 1) draws
+  /// the background interrupt for usleep_range (see usleep_range_wake_ps); `rules` are the
+  /// release's (msleep's extra jiffy, fsleep's rule).
+  int64_t end_ps(const TickClock& clock, const TimerSettings& settings, const TimerRules& rules, int64_t now_ps,
+                 double irq_u) const;
+
+  Kind kind() const { return kind_; }
+  uint32_t a() const { return a_; }
+  uint32_t b() const { return b_; }
+  bool operator==(const SleepPolicy& o) const { return kind_ == o.kind_ && a_ == o.a_ && b_ == o.b_; }
+
+ private:
+  SleepPolicy(Kind k, uint32_t a, uint32_t b) : kind_(k), a_(a), b_(b) {}
+  Kind kind_;
+  uint32_t a_, b_;
+};
+
+}  // namespace nvmesim

@@ -1,0 +1,29 @@
+#pragma once
+// dmesg text (`--dmesg FILE`, DESIGN section 8): the selected trials as the kernel prints them,
+// so that a simulated boot can be read by the same tools (and by `nvmesim dmesg`) as a real one.
+// Pure C++.
+#include <cstdint>
+#include <string>
+
+#include "outputs/trial.hpp"
+
+namespace nvmesim {
+
+/// The line the kernel prints for driver init with initcall_debug, as in the AWS case logs
+/// (shared/cases): the symbol size is that of the logged 5.6/5.7 build; the model's driver init
+/// takes no time, hence "after 0 usecs".
+inline constexpr const char* kDmesgInitLine = "initcall nvme_init+0x0/0x5b returned 0 after 0 usecs";
+
+/// Appends one trial: the driver-init line at time 0, then every kernel message of the trial
+/// (the `message` events: pci function, queues line, failures such as "Device not ready; aborting
+/// initialisation, CSTS=0x0" and "Removing after probe failure status: -19"), each prefixed with
+/// printk's "[%5lu.%06lu] " time: `probe_start_s` (boot.probe_start_s) plus the trial time. Each
+/// trial is one boot, so every trial's times start again at probe_start_s. The recorder of `res`
+/// must hold the trial's events.
+void append_dmesg_trial(std::string& out, const TrialResult& res, double probe_start_s);
+
+/// "[    0.543457] " for a line printed `t_ps` after driver init, with driver init at
+/// `probe_start_s` seconds of the kernel's clock (boot.probe_start_s). printk's "[%5lu.%06lu] ".
+std::string dmesg_prefix(double probe_start_s, int64_t t_ps);
+
+}  // namespace nvmesim

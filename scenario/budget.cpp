@@ -1,0 +1,56 @@
+#include <algorithm>
+#include <cstdio>
+
+#include "scenario/loader_parts.hpp"
+
+namespace nvmesim::scenario_detail {
+
+using ojson = nlohmann::ordered_json;
+using Node = JsonNode;
+
+namespace {
+
+// A lower bound of one trial's simulated time in picoseconds: the first controller cannot finish
+// before its driver-init delay plus either its shortest enable latency or, when it never becomes
+// ready, the enable wait's deadline (CAP.TO x 500 ms, less two jiffies for the deadline's
+// rounding). Used to refuse, before running, a trial count that must overflow simulated time.
+int64_t trial_lower_bound_ps(const Variant& v) {
+  int64_t best = 0;
+  const int64_t jiffy_ps = 1'000'000'000'000 / v.host.timers.hz;
+  for (const ControllerParams& c : v.controllers) {
+    const int64_t timeout_ps = std::max<int64_t>(0, int64_t{c.cap.to} * 500'000'000'000 - 2 * jiffy_ps);
+    const int64_t wait_ps = c.faults.never_ready ? timeout_ps : std::min(c.enable_latency.min_ps(), timeout_ps);
+    best = std::max(best, v.host.init_to_probe.min_ps() + wait_ps);
+  }
+  return best;
+}
+
+}  // namespace
+
+void check_simulated_time_budget(const Scenario& sc, const ojson& doc) {
+  // Simulated time runs on across the trials of a process (sc_time never goes back), and is a
+  // 64-bit count of picoseconds: refuse what must exceed kMaxSimulatedPs.
+  const long double budget_ps = static_cast<long double>(kMaxSimulatedPs);
+  long double need_ps = 0;
+  const Variant* longest = &sc.variants.front();
+  for (const Variant& v : sc.variants) {
+    need_ps += static_cast<long double>(sc.trials) * static_cast<long double>(trial_lower_bound_ps(v));
+    if (trial_lower_bound_ps(v) > trial_lower_bound_ps(*longest)) longest = &v;
+  }
+  if (need_ps > budget_ps) {
+    long double per_trial_ps = 0;
+    for (const Variant& v : sc.variants) per_trial_ps += static_cast<long double>(trial_lower_bound_ps(v));
+    const auto max_trials = static_cast<unsigned long long>(budget_ps / per_trial_ps);
+    char buf[400];
+    std::snprintf(buf, sizeof buf,
+                  "%llu trials x %zu variant%s need at least %.0Lf s of simulated time (a trial of variant "
+                  "\"%s\" lasts at least %.3Lf s), more than the %.0Lf s (2^63 ps, about 106 days) one run "
+                  "can simulate; run at most %llu trials per run and split the rest over runs with other seeds",
+                  static_cast<unsigned long long>(sc.trials), sc.variants.size(),
+                  sc.variants.size() == 1 ? "" : "s", need_ps / 1e12L, longest->name.c_str(),
+                  static_cast<long double>(trial_lower_bound_ps(*longest)) / 1e12L, budget_ps / 1e12L, max_trials);
+    Node(doc, sc.source, "/trials").fail(buf);
+  }
+}
+
+}  // namespace nvmesim::scenario_detail

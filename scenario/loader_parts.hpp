@@ -1,0 +1,42 @@
+#pragma once
+// The pieces of the scenario loader (scenario/loader.cpp) that live in files of their own: the
+// section readers, --set, the variant patches and the simulated-time budget. Internal to
+// scenario/; the public interface is scenario/scenario.hpp.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/json_reader.hpp"
+#include "scenario/scenario.hpp"
+
+namespace nvmesim::scenario_detail {
+
+/// A duration string ("1ms", a fixed value) or a distribution object {"dist": ...}
+/// (scenario/distributions.cpp).
+Distribution read_distribution(const JsonNode& n);
+
+/// The typed parameters of one variant from the scenario document `root` (after its patch),
+/// named `name` (scenario/sections.cpp).
+Variant read_variant(const JsonNode& root, const std::string& name);
+
+/// Applies the --set patches to `doc` (the file `source`), in order (scenario/set_patch.cpp).
+/// Throws InputError ("--set PTR: ...") for a pointer whose parent does not exist, an index
+/// beyond the end of an array, or a value that cannot be set.
+void apply_set_patches(nlohmann::ordered_json& doc, const std::vector<SetPatch>& sets, const std::string& source);
+
+/// When `e` lies at or inside a location that one of `sets` wrote, throws it again with
+/// " (this value comes from --set PTR=VALUE)" added; otherwise returns.
+void attribute_to_set(const InputError& e, const std::vector<SetPatch>& sets, const std::string& source);
+
+/// The variants of `root` ("variants": [{"name", "patch"}]), each its patch merged over `base`
+/// (the document without "variants") and read; errors inside a patch are reported at the patch
+/// (scenario/variants.cpp). `trials` is the scenario's trial count (checked against
+/// kMaxTotalTrials over all variants).
+std::vector<Variant> read_variants(const JsonNode& root, const nlohmann::ordered_json& base, uint64_t trials);
+
+/// Refuses (InputError at /trials) a trial count whose simulated time must exceed
+/// kMaxSimulatedPs (scenario/budget.cpp).
+void check_simulated_time_budget(const Scenario& sc, const nlohmann::ordered_json& doc);
+
+}  // namespace nvmesim::scenario_detail

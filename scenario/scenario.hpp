@@ -1,0 +1,90 @@
+#pragma once
+// Scenario files, schema "nvmesim.scenario/1" (DESIGN section 7): loading, validation with
+// errors that name the file and the JSON pointer, `--set` patches, and variants (JSON merge
+// patches over the scenario, RFC 7386) resolved into typed parameters: the pure C++ data the
+// engine runs (scenario/ never includes SystemC).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "core/names.hpp"
+#include "host/host_params.hpp"
+#include "models/controller_params.hpp"
+
+namespace nvmesim {
+
+/// What the host does in a trial (`workload`): every trial starts with the boot's probe;
+/// "shutdown" then shuts the live controllers down (serially, or all at once with
+/// host.async_shutdown), "reset" issues `nvme reset` to each, "reboot" shuts down and probes again.
+enum class Workload { probe, shutdown, reset, reboot };
+/// `workload`'s spellings.
+inline constexpr EnumName<Workload> kWorkloadNames[] = {{Workload::probe, "probe"},
+                                                       {Workload::shutdown, "shutdown"},
+                                                       {Workload::reset, "reset"},
+                                                       {Workload::reboot, "reboot"}};
+
+/// Limits on what a scenario may ask for (errors, not silent clamps).
+inline constexpr uint64_t kMaxTrials = 100'000'000;
+/// Variants per scenario, and trials over all variants (the runner keeps ~17 bytes per trial for
+/// the summaries and the pairing, so 10^8 trials need about 1.7 GB).
+inline constexpr uint64_t kMaxVariants = 1000;
+inline constexpr uint64_t kMaxTotalTrials = 100'000'000;
+inline constexpr uint32_t kMaxControllers = 1024;
+inline constexpr uint32_t kMaxIoQueues = 4096;
+/// Simulated time one process may use over all its trials: 2^63 ps (about 106.75 days). sc_time
+/// is a 64-bit count of picoseconds (about 213 days) that never goes back between trials; the
+/// other half is headroom for the trial running when the budget is reached (each trial is at most
+/// kMaxTrialPs, host/host_params.hpp). Checked before running (a lower bound of the trials' time)
+/// and before each trial.
+inline constexpr uint64_t kMaxSimulatedPs = uint64_t{1} << 63;
+
+/// One variant: the scenario with one merge patch applied, resolved into typed parameters.
+struct Variant {
+  std::string name;
+  HostParams host;
+  LinkParams link;
+  std::vector<ControllerParams> controllers;  ///< expanded by `count`; index = N of nvmeN
+  Workload workload = Workload::probe;
+};
+
+/// A loaded scenario. Trials of every variant use the same seed and trial indices, so device
+/// draws are paired across variants (common random numbers, DESIGN section 6).
+struct Scenario {
+  std::string source;           ///< file name as given, or a description of the built-in
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  uint64_t trials = 1;
+  double probe_start_s = 0;     ///< boot.probe_start_s: dmesg time of driver init
+  nlohmann::ordered_json resolved;  ///< the document after --set and overrides (for outputs)
+  std::vector<Variant> variants;    ///< at least one; the first is the baseline
+};
+
+/// A `--set PTR=VALUE` patch. VALUE is parsed as JSON, and taken as a string when it is not JSON.
+struct SetPatch {
+  std::string pointer;
+  nlohmann::ordered_json value;
+};
+
+/// Parses "PTR=VALUE". Throws InputError ("--set ...: ...") when PTR is not a JSON pointer.
+SetPatch parse_set(const std::string& text);
+
+/// Options applied on top of the file.
+struct LoadOptions {
+  std::vector<SetPatch> sets;
+  int64_t trials = -1;  ///< --trials, -1 to keep the file's
+  int64_t seed = -1;    ///< --seed, -1 to keep the file's
+};
+
+/// Loads and validates a scenario file. Throws InputError for unreadable files, syntax errors,
+/// unknown keys, wrong types and impossible values.
+Scenario load_scenario_file(const std::string& path, const LoadOptions& options = {});
+
+/// The same from text; `source` names it in error messages.
+Scenario load_scenario_text(const std::string& text, const std::string& source,
+                            const LoadOptions& options = {});
+
+}  // namespace nvmesim

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The folder layout's include rules (docs/architecture.md), checked by grep over every #include
+# of the sources: each part may include only the parts below it, and the pure parts (no SystemC)
+# never include SystemC or TLM headers. Run by CTest; exits 1 and lists the offending lines when
+# a rule is broken.
+#   scripts/check-layout.sh [SOURCE_DIR]          check
+#   scripts/check-layout.sh --graph [SOURCE_DIR]   print the include graph of the parts (counts)
+set -euo pipefail
+graph=0
+if [ "${1:-}" = "--graph" ]; then graph=1; shift; fi
+top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$top"
+
+# The part of a file or include path. host/ and models/ each have a pure half that the pure
+# parts may see: the timer arithmetic, the kernel profile table and the host's parameters;
+# the register definitions and the device's parameters. The VCD writer is outputs/' SystemC half.
+part_of() {
+  case "$1" in
+    host/timers/*|host/linux/kernel_profile.*|host/host_params.hpp) echo host_pure ;;
+    models/nvme_regs.hpp|models/controller_params.hpp) echo models_pure ;;
+    outputs/vcd.*) echo outputs_vcd ;;
+    tests/fuzz/*) echo fuzz ;;
+    */*) echo "${1%%/*}" ;;
+    *) echo "?" ;;
+  esac
+}
+
+# What each part may include (besides itself); SystemC parts are marked with "systemc".
+declare -A allowed=(
+  [core]=""
+  [models_pure]="core"
+  [models]="core models_pure systemc"
+  [host_pure]="core"
+  [host]="core models_pure host_pure systemc"
+  [scenario]="core models_pure host_pure"
+  [outputs]="core models_pure host_pure scenario"
+  [outputs_vcd]="core systemc"
+  [engine]="core models_pure models host_pure host scenario outputs outputs_vcd systemc"
+  [sweep]="core models_pure host_pure scenario"
+  [tools]="core host_pure"
+  [cli]="core models_pure host_pure scenario outputs engine sweep tools"
+  [fuzz]="core models_pure host_pure scenario sweep tools"
+)
+
+status=0
+declare -A edges=()
+files=$(find core models host scenario outputs engine sweep tools cli tests/fuzz -type f \( -name '*.cpp' -o -name '*.hpp' \) | sort)
+for f in $files; do
+  from=$(part_of "$f")
+  if [ -z "${allowed[$from]+x}" ]; then
+    echo "check-layout: $f: in no part of the layout (add it to scripts/check-layout.sh)"; status=1; continue
+  fi
+  while IFS= read -r line; do
+    inc=${line#*include }
+    case "$inc" in
+      '<systemc>'|'<systemc.h>'|'<tlm>'|'<tlm.h>'|'<tlm_utils/'*|'<sysc/'*) to=systemc ;;
+      '"'*/*'"') p=${inc#\"}; p=${p%%\"*}; to=$(part_of "$p") ;;
+      *) continue ;;  # the C++ and system libraries, and a test's own "support.hpp"
+    esac
+    if [ "$to" != "$from" ]; then
+      edges["$from -> $to"]=$(( ${edges["$from -> $to"]:-0} + 1 ))
+      case " ${allowed[$from]} " in
+        *" $to "*) ;;
+        *) echo "check-layout: $f: $from may not include $to: $line"; status=1 ;;
+      esac
+    fi
+  done < <(grep -h '^[[:space:]]*#[[:space:]]*include' "$f" || true)
+done
+
+if [ "$graph" = 1 ]; then
+  for e in "${!edges[@]}"; do echo "$e (${edges[$e]})"; done | sort
+fi
+[ "$status" = 0 ] && [ "$graph" = 0 ] && echo "check-layout: $(echo "$files" | wc -l) files, every include allowed"
+exit $status

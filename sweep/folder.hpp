@@ -1,0 +1,74 @@
+#pragma once
+// The sweep folder (DESIGN section 10): DIR/points/<id>.jsonl per point, DIR/manifest.json, and
+// the state of each point of a run. Internal to sweep/ (sweep/manifest.cpp); the interface is
+// sweep/run.hpp.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sweep/sweep.hpp"
+
+namespace nvmesim::sweep_detail {
+
+inline constexpr const char* kManifestSchema = "nvmesim.sweep-manifest/1";
+inline constexpr const char* kSummarySchema = "nvmesim.sweep-summary/1";
+
+/// Creates the folder `path` (mode 0777 less the umask) unless it exists. Throws IoError when it
+/// cannot, or when `path` exists and is not a folder.
+void make_dir(const std::string& path);
+bool file_exists(const std::string& path);
+/// The names in folder `path` (without "." and ".."), sorted; empty when it cannot be read.
+std::vector<std::string> list_dir(const std::string& path);
+/// At most `max_bytes` of the file at `path`; empty when it cannot be read.
+std::string read_small_file(const std::string& path, size_t max_bytes);
+
+/// What DIR/points/<id>.jsonl holds.
+enum class FileState { missing, complete, incomplete, other_scenario };
+
+/// Checks a point file: complete when its header holds `scenario` and this tool's version, and its
+/// last line is the summary record (then `summary` receives it).
+FileState read_point_file(const std::string& path, const nlohmann::ordered_json& scenario,
+                          nlohmann::ordered_json& summary);
+
+enum class PointStatus { pending, done, failed };
+
+/// One point of the shard in a run: its status, and its summary record (done) or error (failed).
+struct PointState {
+  const SweepPoint* point = nullptr;
+  PointStatus status = PointStatus::pending;
+  std::string error;
+  nlohmann::ordered_json summary;
+};
+
+/// The folders of a sweep: DIR, DIR/points, DIR/.work (the workers' scenario and stderr files).
+struct SweepDirs {
+  std::string dir, points, work;
+  explicit SweepDirs(const std::string& out_dir)
+      : dir(out_dir.empty() ? "." : out_dir), points(dir + "/points"), work(dir + "/.work") {}
+};
+
+/// Creates DIR and locks it: one sweep at a time per folder (an advisory lock on the folder
+/// itself, released by the kernel however this process ends). Returns the folder's descriptor,
+/// to be closed when the sweep is done. Throws IoError when DIR is in use or cannot be opened.
+int lock_dir(const std::string& dir);
+
+/// Existing results are refused without `resume`; with it, they must be this sweep's, of the same
+/// shard (InputError otherwise). Then removes what an interrupted run (SIGKILL, power loss) left:
+/// partial outputs and worker files.
+void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool resume);
+
+/// The points of `shard`; those complete in DIR (from an earlier run) are done, incomplete point
+/// files are removed. `skipped` receives the number done. Throws InputError when a point file
+/// holds another scenario.
+std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, size_t& skipped);
+
+/// Writes DIR/manifest.json atomically: the sweep, the shard, and every point of it with its state.
+void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard, const std::vector<PointState>& states);
+
+/// When DIR holds a manifest, it must be this sweep's (same id) and of the same shard; throws
+/// InputError otherwise.
+void check_manifest_matches(const std::string& manifest_path, const Sweep& sw, const Shard& shard);
+
+}  // namespace nvmesim::sweep_detail

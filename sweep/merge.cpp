@@ -1,0 +1,236 @@
+#include <algorithm>
+#include <initializer_list>
+#include <iterator>
+#include <map>
+#include <ostream>
+
+#include "core/atomic_file.hpp"
+#include "core/json_text.hpp"
+#include "sweep/folder.hpp"
+#include "sweep/run.hpp"
+
+namespace nvmesim {
+
+using ojson = nlohmann::ordered_json;
+using namespace sweep_detail;
+
+namespace {
+
+/// o[key] when `o` is an object holding it, else a null (a reference that outlives the call).
+const ojson& member(const ojson& o, const std::string& key) {
+  static const ojson null_value;
+  if (o.is_object()) {
+    auto it = o.find(key);
+    if (it != o.end()) return *it;
+  }
+  return null_value;
+}
+
+/// Elements of an array member, or nothing.
+const ojson& items_of(const ojson& o, const std::string& key) {
+  static const ojson empty = ojson::array();
+  const ojson& m = member(o, key);
+  return m.is_array() || m.is_object() ? m : empty;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string csv_value(const ojson& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return csv_field(v.get<std::string>());
+  return csv_field(v.dump());
+}
+
+// The manifests of the folders of one sweep, read and checked against each other.
+struct Manifests {
+  ojson sweep, tool;                // of the first folder (all must agree)
+  std::map<size_t, ojson> points;   // by index: the done ones, else the failed ones
+};
+
+// Adds the points of manifest `m` (read from `path`): a done point wins over a failed one, and
+// two folders holding the same point done must agree on it.
+void add_points(const ojson& m, const std::string& path, Manifests& ms) {
+  for (const auto& p : m["points"]) {
+    if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned())
+      throw InputError::in_source(path, "a point without an index");
+    const size_t idx = p["index"].get<size_t>();
+    const std::string status = p.value("status", "");
+    if (status == "pending") continue;
+    auto it = ms.points.find(idx);
+    if (it == ms.points.end() || (it->second.value("status", "") != "done" && status == "done")) {
+      ms.points[idx] = p;
+    } else if (status == "done" && it->second.value("status", "") == "done") {
+      if (it->second.value("variants", ojson()) != p.value("variants", ojson()))
+        throw InputError::in_source(path, "point " + std::to_string(idx) + " differs from the same point in another folder");
+    }
+  }
+}
+
+Manifests read_manifests(const std::vector<std::string>& dirs) {
+  Manifests ms;
+  std::string first_manifest;
+  for (const auto& d : dirs) {
+    const std::string path = d + "/manifest.json";
+    if (!file_exists(path))
+      throw InputError::in_source(path, "missing; the sweep in " + d + " did not finish: continue it with 'nvmesim sweep "
+                                        "SWEEP.json --out " + d + " --resume' (and its --shard)");
+    const ojson m = parse_json_text(read_text_file(path), path);
+    if (!m.is_object() || m.value("schema", "") != kManifestSchema || !m.contains("sweep") || !m["sweep"].is_object() ||
+        !m.contains("points") || !m["points"].is_array())
+      throw InputError::in_source(path, std::string("not an nvmesim sweep manifest (") + kManifestSchema + ")");
+    if (first_manifest.empty()) {
+      first_manifest = path;
+      ms.sweep = m["sweep"];
+      ms.tool = m.value("tool", ojson::object());
+    } else {
+      if (m["sweep"].value("id", "") != ms.sweep.value("id", ""))
+        throw InputError::in_source(path, "is from another sweep (id " + m["sweep"].value("id", "?") + ") than " +
+                                              first_manifest + " (id " + ms.sweep.value("id", "?") + ")");
+      if (m.value("tool", ojson::object()) != ms.tool)
+        throw InputError::in_source(path, "was written by " + m.value("tool", ojson::object()).dump() + ", " +
+                                              first_manifest + " by " + ms.tool.dump() + "; rerun the shards with one version");
+    }
+    add_points(m, path, ms);
+  }
+  return ms;
+}
+
+// The axes of the sweep as its manifest records them (to name the points no folder holds).
+std::vector<SweepAxis> manifest_axes(const ojson& sweep) {
+  std::vector<SweepAxis> axes;
+  for (const auto& a : items_of(sweep, "axes")) {
+    SweepAxis ax;
+    ax.pointer = a.value("pointer", "");
+    ax.zip = a.value("kind", "") == "zip";
+    for (const auto& v : items_of(a, "values")) ax.values.push_back(v);
+    axes.push_back(std::move(ax));
+  }
+  return axes;
+}
+
+// Every point of the sweep in index order; a point no folder holds is "missing".
+ojson all_points(const Manifests& ms, const std::vector<SweepAxis>& axes, size_t& n_failed, size_t& n_missing) {
+  const size_t total = ms.sweep.value("points", size_t{0});
+  ojson out_points = ojson::array();
+  n_failed = n_missing = 0;
+  for (size_t i = 0; i < total; ++i) {
+    auto it = ms.points.find(i);
+    ojson p;
+    if (it == ms.points.end()) {
+      const ojson params = point_parameters(axes, i);
+      p["index"] = i;
+      p["id"] = point_id(params);
+      p["parameters"] = params;
+      p["status"] = "missing";
+      ++n_missing;
+    } else {
+      p = it->second;
+      p.erase("file");
+      if (p.value("status", "") == "failed") ++n_failed;
+    }
+    out_points.push_back(p);
+  }
+  return out_points;
+}
+
+const char* const kCsvStats[] = {"mean", "stddev", "min", "p5", "p10", "p50", "p90", "p95", "p99", "max"};
+
+// The status keys of every variant summary, in order of first appearance.
+std::vector<std::string> status_keys_of(const ojson& out_points) {
+  std::vector<std::string> status_keys;
+  for (const auto& p : out_points)
+    for (const auto& v : items_of(p, "variants"))
+      for (const auto& [k, val] : items_of(member(v, "summary"), "status").items()) {
+        (void)val;
+        if (std::find(status_keys.begin(), status_keys.end(), k) == status_keys.end()) status_keys.push_back(k);
+      }
+  return status_keys;
+}
+
+// The CSV rows of one point: one per variant, or one for a failed or missing point.
+void append_csv_rows(std::string& csv, const ojson& p, const std::vector<SweepAxis>& axes,
+                     const std::vector<std::string>& status_keys) {
+  std::string lead = std::to_string(p["index"].get<size_t>()) + "," + csv_field(p.value("id", ""));
+  for (const auto& a : axes) lead += "," + csv_value(member(member(p, "parameters"), a.pointer));
+  lead += "," + csv_field(p.value("status", ""));
+  const ojson& variants = items_of(p, "variants");
+  if (variants.empty()) {
+    csv += lead + ",,";
+    for (size_t i = 0; i < status_keys.size() + 3 * std::size(kCsvStats); ++i) csv += ",";
+    csv += "," + csv_field(p.value("error", "")) + "\n";
+    return;
+  }
+  for (const auto& v : variants) {
+    const ojson& s = member(v, "summary");
+    csv += lead + "," + csv_field(v.value("name", "")) + "," + csv_value(member(s, "trials"));
+    for (const auto& k : status_keys) csv += "," + csv_value(member(member(s, "status"), k));
+    const ojson* delta = &member(v, "no delta");
+    for (const auto& d : items_of(p, "paired"))
+      if (member(d, "variant") == member(v, "name")) delta = &member(d, "delta_ms");
+    for (const ojson* g : std::initializer_list<const ojson*>{&member(s, "probe_ms"), &member(s, "critical_path_ms"), delta})
+      for (const char* st : kCsvStats) csv += "," + csv_value(member(*g, st));
+    csv += ",\n";
+  }
+}
+
+// CSV: a header, then one row per point and variant (one row for a failed or missing point).
+std::string summary_csv(const ojson& out_points, const std::vector<SweepAxis>& axes) {
+  const std::vector<std::string> status_keys = status_keys_of(out_points);
+  std::string csv = "index,id";
+  for (const auto& a : axes) csv += "," + csv_field(a.pointer);
+  csv += ",status,variant,trials";
+  for (const auto& k : status_keys) csv += "," + csv_field(k);
+  for (const char* group : {"probe_ms", "critical_path_ms", "delta_ms"})
+    for (const char* s : kCsvStats) csv += std::string(",") + group + "_" + s;
+  csv += ",error\n";
+  for (const auto& p : out_points) append_csv_rows(csv, p, axes, status_keys);
+  return csv;
+}
+
+}  // namespace
+
+int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_json, std::ostream& err) {
+  if (dirs.empty()) throw InputError("merge needs at least one sweep folder");
+  const Manifests ms = read_manifests(dirs);
+  const std::vector<SweepAxis> axes = manifest_axes(ms.sweep);
+  size_t n_failed = 0, n_missing = 0;
+  const ojson out_points = all_points(ms, axes, n_failed, n_missing);
+  ojson merged;
+  merged["schema"] = kSummarySchema;
+  merged["tool"] = ms.tool;
+  merged["sweep"] = ms.sweep;
+  merged["points"] = out_points;
+  const std::string csv = summary_csv(out_points, axes);
+
+  std::string out_csv = out_json;
+  if (out_csv.size() > 5 && out_csv.compare(out_csv.size() - 5, 5, ".json") == 0) out_csv.resize(out_csv.size() - 5);
+  out_csv += ".csv";
+  // One after the other: AtomicFile's stdio buffer is shared by the instances of a thread.
+  {
+    AtomicFile fj(out_json);
+    fj.write(merged.dump(2) + "\n");
+    fj.commit();
+  }
+  {
+    AtomicFile fc(out_csv);
+    fc.write(csv);
+    fc.commit();
+  }
+  const size_t total = ms.sweep.value("points", size_t{0});
+  if (n_failed || n_missing) {
+    err << "nvmesim merge: " << total << " points: " << (total - n_failed - n_missing) << " done, " << n_failed
+        << " failed, " << n_missing << " missing (listed in " << out_json << ")\n";
+    return kExitPointsFailed;
+  }
+  return 0;
+}
+
+}  // namespace nvmesim

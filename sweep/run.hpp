@@ -1,0 +1,46 @@
+#pragma once
+// Running a sweep's points in worker processes, the sweep folder (DIR/points/<id>.jsonl and
+// DIR/manifest.json), resuming, and merging shard folders (DESIGN section 10).
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "sweep/sweep.hpp"
+
+namespace nvmesim {
+
+/// Exit status of `sweep` and `merge` when they finished but some points failed or are missing
+/// (the other statuses are those of cli/cli.hpp; 128 + signal when stopped by SIGINT/SIGTERM).
+inline constexpr int kExitPointsFailed = 1;
+
+struct SweepRunOptions {
+  std::string out_dir;             ///< DIR; created if missing
+  unsigned jobs = 0;               ///< worker processes, 1 to 1024; 0 for the number of usable CPUs
+  Shard shard;                     ///< run only the points with index % count == index
+  bool resume = false;             ///< keep the complete points already in DIR
+  bool quiet = false;              ///< no progress and no summary line on stderr
+  std::string exe = "/proc/self/exe";  ///< the nvmesim binary each worker runs (`run`)
+};
+
+/// Runs the sweep's points of the shard, each as `nvmesim run <its scenario> --format jsonl -q
+/// --out DIR/points/<id>.jsonl` in a process of its own (a crash or error in one point is
+/// recorded in the manifest with its message and the others go on), then writes DIR/manifest.json
+/// atomically. SIGINT and SIGTERM stop the workers, remove their partial outputs, write the
+/// manifest of what is complete and return 130 / 143. Returns 0 when every point of the shard is
+/// done, kExitPointsFailed when some failed. Throws InputError when DIR already holds results
+/// and `resume` is not set, or holds another sweep's; IoError when DIR cannot be written or is
+/// in use by another sweep.
+int run_sweep(const Sweep& sweep, const SweepRunOptions& options, std::ostream& err);
+
+/// Merges sweep folders (the shards of one sweep, in any order, or one unsharded folder) into
+/// `out_json` (schema nvmesim.sweep-summary/1) and a CSV beside it (`out_json` with ".csv" for
+/// ".json"): per point and variant the parameters and summary statistics, in point order, the same
+/// bytes however the points were spread over shards. Returns 0, or kExitPointsFailed when points
+/// are failed or missing (the outputs are still written, listing them). Throws InputError for a
+/// missing or unreadable manifest, or folders of different sweeps; IoError when writing fails.
+int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_json, std::ostream& err);
+
+/// The usable CPUs of this process (sched_getaffinity; so a Slurm or taskset limit counts), >= 1.
+unsigned usable_cpus();
+
+}  // namespace nvmesim

@@ -1,0 +1,353 @@
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <ostream>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/errors.hpp"
+#include "core/progress.hpp"
+#include "sweep/folder.hpp"
+#include "sweep/run.hpp"
+
+namespace nvmesim {
+
+using ojson = nlohmann::ordered_json;
+using namespace sweep_detail;
+
+namespace {
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGXCPU: return "SIGXCPU";
+    default: return "signal";
+  }
+}
+
+/// The worker's error message: its last "nvmesim: ...error: " line, without that prefix and
+/// without the name of its temporary scenario file; else its last line of output.
+std::string worker_message(const std::string& stderr_text, const std::string& scenario_name) {
+  std::string best, last;
+  size_t pos = 0;
+  while (pos < stderr_text.size()) {
+    size_t nl = stderr_text.find('\n', pos);
+    if (nl == std::string::npos) nl = stderr_text.size();
+    std::string line = stderr_text.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (line.empty() || line[0] == '\r') continue;
+    last = line;
+    for (const char* p : {"nvmesim: error: ", "nvmesim: internal error: "})
+      if (line.rfind(p, 0) == 0) best = std::string(p == std::string("nvmesim: error: ") ? "" : "internal error: ") + line.substr(std::strlen(p));
+  }
+  std::string msg = best.empty() ? last : best;
+  const std::string prefix = scenario_name + ": ";
+  if (msg.rfind(prefix, 0) == 0) msg = msg.substr(prefix.size());
+  if (msg.size() > 2000) msg = msg.substr(0, 2000) + "...";
+  return msg;
+}
+
+// "12/40 points (1 failed)  2.50 points/s  0:11 left" (the points complete before this run do
+// not count towards the rate).
+void show_progress(ProgressBar& bar, size_t total, size_t done, size_t failed, size_t skipped, bool force) {
+  if (!bar.due(force)) return;
+  const double elapsed = bar.elapsed_s();
+  const double rate = elapsed > 0 ? static_cast<double>(done + failed - skipped) / elapsed : 0;
+  char left[32] = "--:--";
+  if (rate > 0) {
+    const long s = static_cast<long>(static_cast<double>(total - done - failed) / rate + 0.5);
+    std::snprintf(left, sizeof left, "%ld:%02ld", s / 60, s % 60);
+  }
+  char text[160];
+  std::snprintf(text, sizeof text, "%zu/%zu points%s  %.2f points/s  %s left   ", done + failed, total,
+                failed ? (" (" + std::to_string(failed) + " failed)").c_str() : "", rate, left);
+  bar.draw(total ? static_cast<double>(done + failed) / static_cast<double>(total) : 1.0, text);
+}
+
+// Closes a file descriptor when it goes out of scope.
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
+
+// SIGCHLD, SIGINT and SIGTERM through a signalfd (blocked for normal delivery while alive), so
+// that the pool can wait for "a worker ended or we were asked to stop" in one poll().
+class SignalFd {
+ public:
+  SignalFd() {
+    sigemptyset(&mask_);
+    sigaddset(&mask_, SIGCHLD);
+    sigaddset(&mask_, SIGINT);
+    sigaddset(&mask_, SIGTERM);
+    if (::sigprocmask(SIG_BLOCK, &mask_, &old_mask_) != 0) throw IoError(std::string("sigprocmask: ") + std::strerror(errno));
+    fd_ = ::signalfd(-1, &mask_, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (fd_ < 0) {
+      const int e = errno;
+      ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+      throw IoError(std::string("signalfd: ") + std::strerror(e));
+    }
+  }
+  ~SignalFd() {
+    ::close(fd_);
+    ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+  SignalFd(const SignalFd&) = delete;
+  SignalFd& operator=(const SignalFd&) = delete;
+  int fd() const { return fd_; }
+  /// The mask before this object blocked the signals (restored in a worker before execv).
+  const sigset_t& old_mask() const { return old_mask_; }
+
+ private:
+  sigset_t mask_, old_mask_;
+  int fd_ = -1;
+};
+
+// Runs the pending points of `states`, `jobs` at a time, each as `nvmesim run` in a worker
+// process of its own, and records how each ended. SIGINT/SIGTERM stop the workers (they are run
+// again on --resume).
+class WorkerPool {
+ public:
+  WorkerPool(const Sweep& sw, const SweepRunOptions& opt, const SweepDirs& dirs, std::vector<PointState>& states,
+             size_t skipped, std::ostream& err)
+      : sw_(sw), opt_(opt), d_(dirs), states_(states), err_(err), jobs_(opt.jobs ? opt.jobs : usable_cpus()),
+        skipped_(skipped), done_(skipped), progress_(!opt.quiet, std::chrono::milliseconds(200)) {}
+
+  /// Runs until every point is done or failed, or a stop signal arrived. On an exception the
+  /// running workers are killed and their files removed.
+  void run();
+  unsigned jobs() const { return jobs_; }
+  size_t done() const { return done_; }
+  size_t failed() const { return failed_; }
+  int stop_signal() const { return stop_signal_; }
+  double elapsed() const { return progress_.elapsed_s(); }
+
+ private:
+  struct Running {
+    size_t state = 0;  // index into states_
+    pid_t pid = 0;
+  };
+  std::string scenario_name(const PointState& st) const { return st.point->id + ".json"; }
+  void cleanup_worker(const PointState& st, pid_t pid) const;
+  void spawn(size_t si);
+  void reap();
+  // What the worker that ran `st` and ended with wait status `status` did.
+  void settle(PointState& st, int status);
+  void wait_for_events();
+
+  const Sweep& sw_;
+  const SweepRunOptions& opt_;
+  const SweepDirs& d_;
+  std::vector<PointState>& states_;
+  std::ostream& err_;
+  const unsigned jobs_;
+  const size_t skipped_;
+  size_t done_, failed_ = 0;
+  int stop_signal_ = 0;
+  ProgressBar progress_;
+  SignalFd signals_;
+  std::vector<Running> running_;
+  const pid_t parent_ = ::getpid();
+};
+
+void WorkerPool::cleanup_worker(const PointState& st, pid_t pid) const {
+  std::remove((d_.points + "/." + st.point->id + ".jsonl.tmp." + std::to_string(pid)).c_str());
+  std::remove((d_.work + "/" + scenario_name(st)).c_str());
+  std::remove((d_.work + "/" + st.point->id + ".stderr").c_str());
+}
+
+void WorkerPool::spawn(size_t si) {
+  PointState& st = states_[si];
+  const std::string scen = scenario_name(st);
+  {
+    // A scratch file for the worker (it is removed afterwards), so no fsync.
+    std::ofstream f(d_.work + "/" + scen, std::ios::binary | std::ios::trunc);
+    f << point_scenario(sw_, *st.point).dump() << "\n";
+    f.close();
+    if (!f) throw IoError(d_.work + "/" + scen + ": cannot write (" + std::strerror(errno) + ")");
+  }
+  const std::string out_rel = "../points/" + st.point->id + ".jsonl";
+  const std::string err_name = st.point->id + ".stderr";
+  std::vector<std::string> args = {"nvmesim", "run", scen, "--format", "jsonl", "-q", "--out", out_rel};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(&a[0]);
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw IoError(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    // Child: only async-signal-safe calls until execv.
+    ::setpgid(0, 0);                      // terminal signals go to the parent, which stops us
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);   // and we die with it if it is killed
+    if (::getppid() != parent_) ::_exit(127);
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::sigprocmask(SIG_SETMASK, &signals_.old_mask(), nullptr);
+    if (::chdir(d_.work.c_str()) != 0) ::_exit(126);
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    const int err_fd = ::open(err_name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (null_fd < 0 || err_fd < 0) ::_exit(126);
+    ::dup2(null_fd, 0);
+    ::dup2(null_fd, 1);
+    ::dup2(err_fd, 2);
+    ::execv(opt_.exe.c_str(), argv.data());
+    ::_exit(127);
+  }
+  running_.push_back({si, pid});
+}
+
+void WorkerPool::settle(PointState& st, int status) {
+  const std::string path = d_.points + "/" + st.point->id + ".jsonl";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    if (read_point_file(path, point_scenario(sw_, *st.point), st.summary) == FileState::complete) {
+      st.status = PointStatus::done;
+    } else {
+      st.status = PointStatus::failed;
+      st.error = "the worker ended without a complete " + std::string("points/") + st.point->id + ".jsonl";
+    }
+  } else if (stop_signal_ &&
+             ((WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL)) ||
+              (WIFEXITED(status) && (WEXITSTATUS(status) == 128 + SIGTERM || WEXITSTATUS(status) == 128 + SIGINT)))) {
+    // Stopped by us: `run` stops between trials and exits 128 + signal (or dies of the signal
+    // before it has installed its handler). Run again on --resume.
+    st.status = PointStatus::pending;
+    std::remove(path.c_str());
+  } else {
+    const std::string text = read_small_file(d_.work + "/" + st.point->id + ".stderr", 1 << 20);
+    const std::string msg = worker_message(text, scenario_name(st));
+    if (WIFSIGNALED(status)) {
+      st.error = "worker killed by signal " + std::to_string(WTERMSIG(status)) + " (" + signal_name(WTERMSIG(status)) + ")";
+      if (!msg.empty()) st.error += ": " + msg;
+    } else {
+      const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      st.error = "worker exit status " + std::to_string(code) + (msg.empty() ? "" : ": " + msg);
+      if (code == 127) st.error += " (could not run " + opt_.exe + ")";
+    }
+    st.status = PointStatus::failed;
+    std::remove(path.c_str());
+  }
+}
+
+void WorkerPool::reap() {
+  int status = 0;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    auto it = std::find_if(running_.begin(), running_.end(), [&](const Running& r) { return r.pid == pid; });
+    if (it == running_.end()) continue;
+    PointState& st = states_[it->state];
+    running_.erase(it);
+    settle(st, status);
+    cleanup_worker(st, pid);
+    if (st.status == PointStatus::done) ++done_;
+    if (st.status == PointStatus::failed) {
+      ++failed_;
+      progress_.clear();
+      err_ << "nvmesim: point " << st.point->index << " (" << st.point->id << ") failed: " << st.error << "\n";
+      err_.flush();
+    }
+  }
+}
+
+void WorkerPool::wait_for_events() {
+  pollfd pfd{signals_.fd(), POLLIN, 0};
+  const int rc = ::poll(&pfd, 1, progress_.tty() ? 250 : -1);
+  if (rc < 0 && errno != EINTR) throw IoError(std::string("poll: ") + std::strerror(errno));
+  signalfd_siginfo si;
+  while (::read(signals_.fd(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+    const int sig = static_cast<int>(si.ssi_signo);
+    if ((sig == SIGINT || sig == SIGTERM) && !stop_signal_) {
+      stop_signal_ = sig;
+      for (const auto& r : running_) ::kill(r.pid, SIGTERM);
+    }
+  }
+}
+
+void WorkerPool::run() {
+  std::vector<size_t> queue;
+  for (size_t i = 0; i < states_.size(); ++i)
+    if (states_[i].status != PointStatus::done) queue.push_back(i);
+  size_t next = 0;
+  try {
+    while (true) {
+      while (!stop_signal_ && running_.size() < jobs_ && next < queue.size()) spawn(queue[next++]);
+      if (running_.empty()) break;
+      show_progress(progress_, states_.size(), done_, failed_, skipped_, false);
+      wait_for_events();
+      reap();
+    }
+  } catch (...) {
+    for (const auto& r : running_) ::kill(r.pid, SIGKILL);
+    for (const auto& r : running_) {
+      int status;
+      ::waitpid(r.pid, &status, 0);
+      cleanup_worker(states_[r.state], r.pid);
+    }
+    throw;
+  }
+  show_progress(progress_, states_.size(), done_, failed_, skipped_, true);
+  progress_.clear();
+}
+
+// "nvmesim sweep NAME: N points: ... done, ... failed, ... not run; S s, R points/s with J workers".
+void print_summary(std::ostream& err, const Sweep& sw, const SweepRunOptions& opt, const WorkerPool& pool,
+                   size_t points, size_t skipped) {
+  const double secs = pool.elapsed();
+  const size_t ran = pool.done() - skipped + pool.failed();  // points this run completed (not those stopped)
+  const unsigned jobs = pool.jobs();
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "nvmesim sweep %s: %zu point%s%s: %zu done (%zu already complete), %zu failed, %zu not run; "
+                "%.1f s, %.2f points/s with %u worker%s\n",
+                sw.name.empty() ? sw.source.c_str() : sw.name.c_str(), points, points == 1 ? "" : "s",
+                opt.shard.count > 1 ? (" in shard " + std::to_string(opt.shard.index) + "/" + std::to_string(opt.shard.count)).c_str() : "",
+                pool.done(), skipped, pool.failed(), points - pool.done() - pool.failed(), secs,
+                secs > 0 ? static_cast<double>(ran) / secs : 0.0, jobs, jobs == 1 ? "" : "s");
+  err << line;
+  if (pool.stop_signal()) err << "nvmesim: stopped by " << signal_name(pool.stop_signal()) << "; continue with --resume\n";
+}
+
+}  // namespace
+
+unsigned usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return static_cast<unsigned>(n);
+  }
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<unsigned>(n) : 1u;
+}
+
+int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
+  const SweepDirs d(opt.out_dir);
+  const FdCloser lock{lock_dir(d.dir)};
+  prepare_dir(d, sw, opt.shard, opt.resume);
+  size_t skipped = 0;
+  std::vector<PointState> states = shard_states(d, sw, opt.shard, skipped);
+  WorkerPool pool(sw, opt, d, states, skipped, err);
+  pool.run();
+  ::rmdir(d.work.c_str());
+  write_manifest(d.dir, sw, opt.shard, states);
+  if (!opt.quiet) print_summary(err, sw, opt, pool, states.size(), skipped);
+  if (pool.stop_signal()) return 128 + pool.stop_signal();
+  return pool.failed() ? kExitPointsFailed : 0;
+}
+
+}  // namespace nvmesim

@@ -1,0 +1,201 @@
+#include "tools/dmesg_lines.hpp"
+
+#include <optional>
+
+namespace nvmesim::dmesg_detail {
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Parses "SSSS.ffffff" (seconds, up to 9 digits; fraction up to 9 digits) at s[i..], stopping at
+// the first other character. Returns ns and moves i past it.
+std::optional<int64_t> parse_seconds(const std::string& s, size_t& i) {
+  size_t j = i;
+  int64_t sec = 0;
+  int digits = 0;
+  while (j < s.size() && is_digit(s[j])) {
+    if (++digits > 9) return std::nullopt;  // 31 years of uptime; keeps ns within int64
+    sec = sec * 10 + (s[j++] - '0');
+  }
+  if (digits == 0) return std::nullopt;
+  int64_t frac = 0;
+  int fd = 0;
+  if (j < s.size() && (s[j] == '.' || s[j] == ',')) {
+    ++j;
+    while (j < s.size() && is_digit(s[j])) {
+      if (fd < 9) {
+        frac = frac * 10 + (s[j] - '0');
+        ++fd;
+      }
+      ++j;
+    }
+  }
+  for (; fd < 9; ++fd) frac *= 10;
+  i = j;
+  return sec * 1000000000 + frac;
+}
+
+// "[  714.456099]" at s[i..]: returns ns and moves i past "]" and one following space.
+std::optional<int64_t> parse_bracket(const std::string& s, size_t& i) {
+  if (i >= s.size() || s[i] != '[') return std::nullopt;
+  size_t j = i + 1;
+  while (j < s.size() && s[j] == ' ') ++j;
+  const auto ns = parse_seconds(s, j);
+  if (!ns || j >= s.size() || s[j] != ']') return std::nullopt;
+  ++j;
+  if (j < s.size() && s[j] == ' ') ++j;
+  i = j;
+  return ns;
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+// "2020-03-03T10:00:00,123456+00:00" (or '.', 'Z', "+0000", no zone) at the start of s.
+std::optional<int64_t> parse_iso(const std::string& s, size_t& i) {
+  static const char* shape = "dddd-dd-ddTdd:dd:dd";
+  size_t n = 0;
+  for (; shape[n]; ++n) {
+    if (n >= s.size()) return std::nullopt;
+    if (shape[n] == 'd' ? !is_digit(s[n]) : s[n] != shape[n]) return std::nullopt;
+  }
+  auto num = [&](size_t a, size_t len) {
+    int64_t v = 0;
+    for (size_t k = a; k < a + len; ++k) v = v * 10 + (s[k] - '0');
+    return v;
+  };
+  const int64_t y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), se = num(17, 2);
+  if (y < 1970 || y > 2200) return std::nullopt;  // ns since the epoch stay within int64
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
+  int64_t ns = (days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) * 1000000000;
+  size_t j = n;
+  if (j < s.size() && (s[j] == '.' || s[j] == ',')) {
+    ++j;
+    int64_t frac = 0;
+    int fd = 0;
+    while (j < s.size() && is_digit(s[j])) {
+      if (fd < 9) {
+        frac = frac * 10 + (s[j] - '0');
+        ++fd;
+      }
+      ++j;
+    }
+    for (; fd < 9; ++fd) frac *= 10;
+    ns += frac;
+  }
+  if (j < s.size() && s[j] == 'Z') {
+    ++j;
+  } else if (j + 5 <= s.size() && (s[j] == '+' || s[j] == '-') && is_digit(s[j + 1]) && is_digit(s[j + 2])) {
+    const int64_t sign = s[j] == '+' ? 1 : -1;
+    const int64_t zh = num(j + 1, 2);
+    size_t k = j + 3;
+    if (k < s.size() && s[k] == ':') ++k;
+    if (k + 2 > s.size() || !is_digit(s[k]) || !is_digit(s[k + 1])) return std::nullopt;
+    const int64_t zm = num(k, 2);
+    ns -= sign * (zh * 3600 + zm * 60) * 1000000000;
+    j = k + 2;
+  }
+  if (j < s.size() && s[j] == ' ') ++j;
+  i = j;
+  return ns;
+}
+
+// Skips "HOST kernel: " (journalctl, syslog) at s[i..] when present.
+void skip_kernel_tag(const std::string& s, size_t& i) {
+  const size_t sp = s.find(' ', i);
+  if (sp == std::string::npos) return;
+  if (s.compare(sp + 1, 8, "kernel: ") == 0) i = sp + 9;
+}
+
+// /dev/kmsg: "6,1234,714456099,-;msg" (time in microseconds). True when `raw` is such a record.
+bool split_kmsg(const std::string& raw, DmesgLine& l) {
+  size_t j = 0, commas = 0;
+  int64_t fields[3] = {0, 0, 0};
+  bool ok = true;
+  while (j < raw.size() && raw[j] != ';' && ok) {
+    if (raw[j] == ',') {
+      ++commas;
+    } else if (commas < 3) {
+      if (!is_digit(raw[j])) ok = false;
+      else if (fields[commas] < 100000000000000) fields[commas] = fields[commas] * 10 + (raw[j] - '0');
+      else ok = false;  // more than 31 years in microseconds: not a kmsg record
+    }
+    ++j;
+  }
+  if (!(ok && commas >= 3 && j < raw.size() && j > 0 && is_digit(raw[0]))) return false;
+  l.timed = true;
+  l.ns = fields[2] * 1000;
+  l.msg = raw.substr(j + 1);
+  return true;
+}
+
+}  // namespace
+
+DmesgLine split_dmesg_line(const std::string& raw) {
+  DmesgLine l;
+  size_t i = 0;
+  if (split_kmsg(raw, l)) return l;
+  // "<6>" printk level (dmesg -r).
+  if (i < raw.size() && raw[i] == '<') {
+    size_t j = i + 1;
+    while (j < raw.size() && is_digit(raw[j])) ++j;
+    if (j > i + 1 && j < raw.size() && raw[j] == '>') i = j + 1;
+  }
+  if (auto ns = parse_bracket(raw, i)) {
+    l.timed = true;
+    l.ns = *ns;
+    skip_kernel_tag(raw, i);  // journalctl -o short-monotonic
+    l.msg = raw.substr(i);
+    return l;
+  }
+  if (auto ns = parse_iso(raw, i)) {
+    l.timed = true;
+    l.ns = *ns;
+    skip_kernel_tag(raw, i);
+    size_t k = i;
+    if (auto mono = parse_bracket(raw, k)) {  // the kernel's own time inside, as kern.log has it
+      l.ns = *mono;
+      i = k;
+    }
+    l.msg = raw.substr(i);
+    return l;
+  }
+  // Syslog ("Mar  3 10:00:00 host kernel: [  714.456099] msg"): the bracketed kernel time.
+  const size_t k = raw.find("kernel: ");
+  if (k != std::string::npos) {
+    size_t j = k + 8;
+    if (auto ns = parse_bracket(raw, j)) {
+      l.timed = true;
+      l.ns = *ns;
+      l.msg = raw.substr(j);
+      return l;
+    }
+    l.msg = raw.substr(k + 8);
+    return l;
+  }
+  l.msg = raw.substr(i);
+  return l;
+}
+
+std::string controller_of(const std::string& msg) {
+  for (size_t p = msg.find("nvme"); p != std::string::npos; p = msg.find("nvme", p + 1)) {
+    if (p > 0) {
+      const char c = msg[p - 1];
+      if (is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) continue;
+    }
+    size_t e = p + 4;
+    while (e < msg.size() && is_digit(msg[e])) ++e;
+    if (e > p + 4 && e - p <= 14) return msg.substr(p, e - p);
+  }
+  return "";
+}
+
+}  // namespace nvmesim::dmesg_detail

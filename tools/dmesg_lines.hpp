@@ -1,0 +1,24 @@
+#pragma once
+// One line of a kernel log, split into its time and the kernel's message, in every format the
+// dmesg reader accepts (tools/dmesg_reader.hpp lists them). Internal to tools/. Pure C++.
+#include <cstdint>
+#include <string>
+
+namespace nvmesim::dmesg_detail {
+
+/// A log line: its time in the log's own clock (ns), when it has one, and the message.
+struct DmesgLine {
+  bool timed = false;
+  int64_t ns = 0;
+  std::string msg;
+};
+
+/// Splits `raw` (one line, without its newline): /dev/kmsg records, "<6>" levels, "[  714.456099]"
+/// times, ISO-8601 times (with the kernel's bracketed time inside preferred), syslog's
+/// "kernel: [...]"; anything else is an untimed message.
+DmesgLine split_dmesg_line(const std::string& raw);
+
+/// The first "nvmeN" in `msg` that is not preceded by a letter, digit or '_', or "".
+std::string controller_of(const std::string& msg);
+
+}  // namespace nvmesim::dmesg_detail
