@@ -26,6 +26,7 @@
 
 #include "sim/output.hpp"
 #include "sim/scenario.hpp"
+#include "sim/sweep_origin.hpp"
 #include "sim/version.hpp"
 
 namespace nvmesim {
@@ -182,12 +183,13 @@ ojson point_json(const PointState& st, bool with_file) {
   return j;
 }
 
-void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard, const std::vector<PointState>& states) {
+void write_manifest(const std::string& dir, const Sweep& sw, const SweepRunOptions& opt, const std::vector<PointState>& states) {
   ojson m;
   m["schema"] = kManifestSchema;
   m["tool"] = tool_json();
   m["sweep"] = sweep_json(sw);
-  m["shard"] = {{"index", shard.index}, {"count", shard.count}};
+  m["shard"] = {{"index", opt.shard.index}, {"count", opt.shard.count}};
+  m["run"] = sweep_run_record(opt.sweep_file);
   ojson pts = ojson::array();
   for (const auto& st : states) pts.push_back(point_json(st, true));
   m["points"] = pts;
@@ -371,6 +373,10 @@ int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
   if (sfd < 0) throw IoError(std::string("signalfd: ") + std::strerror(errno));
   FdCloser sfd_closer{sfd};
 
+  // Written now too, so that a shard killed or still running is known by its manifest: merge then
+  // names its points as missing with the Slurm task that has them.
+  write_manifest(dir, sw, opt, states);
+
   const unsigned jobs = opt.jobs ? opt.jobs : usable_cpus();
   const pid_t parent = ::getpid();
   std::vector<size_t> queue;
@@ -504,7 +510,7 @@ int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
   progress.update(done_count, failed, skipped, true);
   progress.clear();
   ::rmdir(work_dir.c_str());
-  write_manifest(dir, sw, opt.shard, states);
+  write_manifest(dir, sw, opt, states);
 
   if (!opt.quiet) {
     const double secs = progress.elapsed();
@@ -568,6 +574,9 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
   ojson sweep, tool;
   std::string first_manifest;
   std::map<size_t, ojson> points;  // by index
+  std::map<size_t, long> origin;   // by index: the folder (into `folders`) of the point in `points`,
+                                   // or of a pending point no folder completed
+  std::vector<MergedFolder> folders;
   for (const auto& d : dirs) {
     const std::string path = d + "/manifest.json";
     if (!file_exists(path))
@@ -589,15 +598,23 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
         throw InputError(path + ": was written by " + m.value("tool", ojson::object()).dump() + ", " + first_manifest +
                          " by " + tool.dump() + "; rerun the shards with one version");
     }
+    const long folder = static_cast<long>(folders.size());
+    folders.push_back({d, Shard{member(member(m, "shard"), "index").is_number_unsigned() ? m["shard"]["index"].get<uint64_t>() : 0,
+                                member(member(m, "shard"), "count").is_number_unsigned() ? m["shard"]["count"].get<uint64_t>() : 1},
+                       member(m, "run")});
     for (const auto& p : m["points"]) {
       if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned())
         throw InputError(path + ": a point without an index");
       const size_t idx = p["index"].get<size_t>();
       const std::string status = p.value("status", "");
-      if (status == "pending") continue;
+      if (status == "pending") {
+        if (!points.count(idx)) origin.emplace(idx, folder);
+        continue;
+      }
       auto it = points.find(idx);
       if (it == points.end() || (it->second.value("status", "") != "done" && status == "done")) {
         points[idx] = p;
+        origin[idx] = folder;
       } else if (status == "done" && it->second.value("status", "") == "done") {
         if (it->second.value("variants", ojson()) != p.value("variants", ojson()))
           throw InputError(path + ": point " + std::to_string(idx) + " differs from the same point in another folder");
@@ -616,8 +633,10 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
   const size_t total = sweep.value("points", size_t{0});
   ojson out_points = ojson::array();
   size_t n_failed = 0, n_missing = 0;
+  std::vector<IncompletePoint> incomplete;
   for (size_t i = 0; i < total; ++i) {
     auto it = points.find(i);
+    auto from = origin.find(i);
     ojson p;
     if (it == points.end()) {
       const ojson params = point_parameters(axes, i);
@@ -626,10 +645,14 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
       p["parameters"] = params;
       p["status"] = "missing";
       ++n_missing;
+      incomplete.push_back({i, p["id"], false, "", from == origin.end() ? -1 : from->second});
     } else {
       p = it->second;
       p.erase("file");
-      if (p.value("status", "") == "failed") ++n_failed;
+      if (p.value("status", "") == "failed") {
+        ++n_failed;
+        incomplete.push_back({i, p.value("id", ""), true, p.value("error", ""), from == origin.end() ? -1 : from->second});
+      }
     }
     out_points.push_back(p);
   }
@@ -696,6 +719,7 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
   if (n_failed || n_missing) {
     err << "nvmesim merge: " << total << " points: " << (total - n_failed - n_missing) << " done, " << n_failed
         << " failed, " << n_missing << " missing (listed in " << out_json << ")\n";
+    report_incomplete_points(folders, incomplete, err);
     return kExitPointsFailed;
   }
   return 0;
