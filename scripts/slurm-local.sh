@@ -16,15 +16,16 @@
 # $NVMESIM_SLURM_DIR. stop works whatever state the cluster is in, and removes DIR only if
 # `start` made it.
 #
-# Needs root: slurmd starts every job as the user who submitted it. Exit status: 0, 1 (status: a
-# daemon is down), 2 (bad usage, not root, packages missing), 3 (a daemon did not start: its log
-# is printed).
+# As root, SlurmUser is root and jobs run as whoever submits them; as another user, the daemons
+# run as that user (SlurmUser and SlurmdUser) and only that user's jobs can run. Exit status: 0,
+# 1 (status: a daemon is down), 2 (bad usage, packages missing), 3 (a daemon did not start: its
+# log is printed).
 set -euo pipefail
 
 marker=.nvmesim-slurm-local
 node=nvmesim-node
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; }
 die() { echo "slurm-local.sh: $*" >&2; exit 2; }
 
 need_packages() {
@@ -111,7 +112,7 @@ show_log() { # show_log FILE
 start() {
   need_packages
   [ "$(id -u)" -eq 0 ] ||
-    die "needs root: slurmd starts each job as the user who submitted it (run it as root, e.g. with sudo, in a container or in CI)"
+    echo "slurm-local.sh: not root: the daemons run as $(id -un), so only $(id -un)'s jobs can run (root's could run anyone's)" >&2
   local d
   if [ -n "${1:-}" ]; then
     [ ! -e "$1" ] || [ -z "$(ls -A "$1")" ] || die "$1: exists and is not empty"

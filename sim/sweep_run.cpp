@@ -580,8 +580,9 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
   for (const auto& d : dirs) {
     const std::string path = d + "/manifest.json";
     if (!file_exists(path))
-      throw InputError(path + ": missing; the sweep in " + d +
-                       " did not finish: continue it with 'nvmesim sweep SWEEP.json --out " + d + " --resume' (and its --shard)");
+      throw InputError(path + ": missing; no sweep has written its manifest in " + d +
+                       " (a sweep writes it when it starts): run or continue it with 'nvmesim sweep SWEEP.json --out " + d +
+                       " --resume' (and its --shard)");
     const ojson m = parse_json_text(read_text_file(path), path);
     if (!m.is_object() || m.value("schema", "") != kManifestSchema || !m.contains("sweep") || !m["sweep"].is_object() ||
         !m.contains("points") || !m["points"].is_array())
