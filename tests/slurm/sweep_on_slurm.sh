@@ -58,7 +58,7 @@ trap cleanup EXIT
 trap 'echo "slurm test: stopped by a signal" >&2; exit 1' INT TERM
 # The watchdog: under the CTest timeout, so that the trap (and the cluster's stop) always runs.
 # (Its sleep keeps no output open, so that CTest does not wait for it once the test has ended.)
-( sleep 170 </dev/null >/dev/null 2>&1; echo "slurm test: FAIL: over 170 s" >&2; kill -TERM $$ ) &
+( sleep 170 >/dev/null 2>&1; echo "slurm test: FAIL: over 170 s" >&2; kill -TERM $$ ) &
 watchdog=$!
 
 # The sweep: kernels 5.6 and 5.7 x 4 enable latencies over the AWS case = 8 points, 4 shards of 2.
@@ -77,6 +77,9 @@ log "reference: --jobs 1 here in $((SECONDS - t0)) s"
 cluster_env="$("$src/scripts/slurm-local.sh" start)"
 eval "$cluster_env"
 echo "$NVMESIM_SLURM_DIR" >cluster-dir
+"$src/scripts/slurm-local.sh" status >status.txt || { cat status.txt; fail "slurm-local.sh status: a daemon is down"; }
+grep -q '^slurmd: running' status.txt || fail "status: $(cat status.txt)"
+grep -q 'idle nvmesim-node' status.txt || fail "status: $(cat status.txt)"
 export NVMESIM="$nvmesim"
 sbatch_opts=(-- --cpus-per-task=1 --time=5)   # the script's #SBATCH asks 4 CPUs; this node has $(nproc)
 # submit ARGS...: scripts/sweep-slurm.sbatch submit ARGS, setting array_job and merge_job.
@@ -167,7 +170,11 @@ id5="$("$nvmesim" sweep s8.json --list | sed -n '6p' | python3 -c 'import json, 
 submit s8.json out3 4 "${sbatch_opts[@]}"
 killed=""
 for _ in $(seq 1 1200); do   # point 5 is shard 1's second point: kill its worker while it runs
-  for p in $(pgrep -f "nvmesim run ${id5//./\\.}\\.json " || true); do kill -KILL "$p" 2>/dev/null && killed=$p; done
+  # (Only a worker of this test: its folder is the shard's .work/, here. Another checkout may be
+  # running the same sweep, with the same point ids.)
+  for p in $(pgrep -f "nvmesim run ${id5//./\\.}\\.json " || true); do
+    [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$work/out3/shard-1-of-4/.work" ] && kill -KILL "$p" 2>/dev/null && killed=$p
+  done
   [ -n "$killed" ] && break
   sleep 0.02
 done
@@ -209,6 +216,7 @@ log "3. point 5's worker killed in task 1 of $failed_array: merge exit 1 naming 
 
 "$src/scripts/slurm-local.sh" stop "$NVMESIM_SLURM_DIR"
 [ ! -e "$NVMESIM_SLURM_DIR" ] || fail "the cluster's folder is still there"
+"$src/scripts/slurm-local.sh" status "$NVMESIM_SLURM_DIR" >/dev/null 2>&1 && fail "status after stop: exit 0"
 left="$(pgrep -f "$NVMESIM_SLURM_DIR" || true)"
 [ -z "$left" ] || fail "processes of the cluster are still running: $left"
 log "passed in $((SECONDS - start_s)) s"
