@@ -11,11 +11,12 @@
 # start [DIR] makes DIR (default: a new ${TMPDIR:-/tmp}/nvmesim-slurm.XXXXXX) holding slurm.conf,
 # the MUNGE key and socket, the controller's state, slurmd's spool, pid files and logs
 # (DIR/log/*.log). One node, "nvmesim-node", with this machine's CPUs (nproc), in one partition,
-# "debug"; every address is 127.0.0.1 and the ports are free ones picked at start. No systemd and
-# no cgroups: proctrack/linuxproc, task/none, no accounting (proctrack/cgroup and task/cgroup work
-# as root on a machine with cgroup v1 controllers, but make a machine-wide slurm_<node> hierarchy
-# that two clusters would share, and need root). stop and status take DIR or use
-# $NVMESIM_SLURM_DIR. stop works whatever state the cluster is in, and removes DIR only if
+# "debug"; every address is 127.0.0.1, so all its traffic is on loopback (the daemons still
+# listen on every interface: Slurm has no listen-address setting), on free ports picked at start.
+# No systemd and no cgroups: proctrack/linuxproc, task/none, no accounting (proctrack/cgroup and
+# task/cgroup work as root on a machine with cgroup v1 controllers, but make a machine-wide
+# slurm_<node> hierarchy that two clusters would share, and need root). stop and status take DIR
+# or use $NVMESIM_SLURM_DIR. stop works whatever state the cluster is in, and removes DIR only if
 # `start` made it.
 #
 # As root, SlurmUser is root and jobs run as whoever submits them; as another user, the daemons
