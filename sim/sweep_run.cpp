@@ -600,9 +600,11 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
                          " by " + tool.dump() + "; rerun the shards with one version");
     }
     const long folder = static_cast<long>(folders.size());
-    folders.push_back({d, Shard{member(member(m, "shard"), "index").is_number_unsigned() ? m["shard"]["index"].get<uint64_t>() : 0,
-                                member(member(m, "shard"), "count").is_number_unsigned() ? m["shard"]["count"].get<uint64_t>() : 1},
-                       member(m, "run")});
+    auto shard_field = [&](const char* key, uint64_t fallback) {
+      const ojson& v = member(member(m, "shard"), key);
+      return v.is_number_unsigned() ? v.get<uint64_t>() : fallback;
+    };
+    folders.push_back({d, Shard{shard_field("index", 0), shard_field("count", 1)}, member(m, "run")});
     for (const auto& p : m["points"]) {
       if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned())
         throw InputError(path + ": a point without an index");

@@ -29,8 +29,9 @@ struct SweepRunOptions {
 /// --out DIR/points/<id>.jsonl` in a process of its own (a crash or error in one point is
 /// recorded in the manifest with its message and the others go on). DIR/manifest.json is written
 /// atomically before the first worker starts (the points not yet complete `pending`, and the
-/// "run" record: sweep file, Slurm job and array task) and again at the end. SIGINT and SIGTERM stop the workers, remove their partial outputs, write the
-/// manifest of what is complete and return 130 / 143. Returns 0 when every point of the shard is
+/// "run" record: sweep file, Slurm job and array task) and again at the end. SIGINT and SIGTERM
+/// stop the workers, remove their partial outputs, write the manifest of what is complete and
+/// return 130 / 143. Returns 0 when every point of the shard is
 /// done, kExitPointsFailed when some failed. Throws InputError when DIR already holds results
 /// and `resume` is not set, or holds another sweep's; IoError when DIR cannot be written or is
 /// in use by another sweep.
@@ -42,8 +43,8 @@ int run_sweep(const Sweep& sweep, const SweepRunOptions& options, std::ostream& 
 /// bytes however the points were spread over shards. Returns 0, or kExitPointsFailed when points
 /// are failed or missing (the outputs are still written, listing them; `err` gets, per shard,
 /// which points, the Slurm array task that ran them and the command that resumes the shard:
-/// report_incomplete_points of sim/sweep_origin.hpp). Throws InputError for a
-/// missing or unreadable manifest, or folders of different sweeps; IoError when writing fails.
+/// report_incomplete_points of sim/sweep_origin.hpp). Throws InputError for a missing or
+/// unreadable manifest, or folders of different sweeps; IoError when writing fails.
 int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_json, std::ostream& err);
 
 /// The usable CPUs of this process (sched_getaffinity; so a Slurm or taskset limit counts), >= 1.
