@@ -27,7 +27,7 @@ cluster_env="$("$here/scripts/slurm-local.sh" start)"
 eval "$cluster_env"
 trap '"$here/scripts/slurm-local.sh" stop "$NVMESIM_SLURM_DIR"' EXIT
 export NVMESIM="$nvmesim"
-echo "nvmesim $("$nvmesim" --version); $(nproc) CPUs; $trials trials per point; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$("$nvmesim" --version); $(nproc) CPUs; $trials trials per point; load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 now() { date +%s.%N; }
 elapsed() { echo "$(now) - $1" | bc; }
