@@ -169,3 +169,30 @@ TEST_CASE("a shard stopped before it finished is in merge's report as missing po
                  "/ts-stop-d --resume\n") != std::string::npos);
   (void)std::system("rm -rf ts-stop-d ts-stop.sweep.json ts-stop.err ts-stop.json ts-stop.csv");
 }
+
+TEST_CASE("the merged summary and CSV are the same bytes whatever the paths of the sweep file and folders", "[sweep][process]") {
+  // The manifest's run record holds the sweep file's absolute path (merge's resume command needs
+  // it); the summary and the CSV must not: the same sweep from two checkouts, one unsharded and
+  // outside Slurm, the other in two shards under Slurm with spaces in its paths, merges to the same
+  // bytes (with a failed point, whose error is in both).
+  (void)std::system("rm -rf ts-paths-a 'ts-paths b' && mkdir -p ts-paths-a 'ts-paths b/deep er'");
+  const std::string a = "ts-paths-a/s.json", b = "ts-paths b/deep er/other name.json";
+  write_failing_sweep(a);
+  write_failing_sweep(b);
+  const std::string bq = shell_quote(b), bdir = "'ts-paths b/deep er/'";
+  REQUIRE(run_with(kNoSlurmEnv, "sweep " + a + " --out ts-paths-a/d -q", "ts-paths.err") == 1);
+  REQUIRE(run_with("", "merge ts-paths-a/d --out ts-paths-a/m.json", "ts-paths.err") == 1);
+  REQUIRE(run_with(kSlurmEnv, "sweep " + bq + " --shard 0/2 --out " + bdir + "'shard 0' -q", "ts-paths.err") == 0);
+  REQUIRE(run_with(kSlurmEnv, "sweep " + bq + " --shard 1/2 --out " + bdir + "'shard 1' -q", "ts-paths.err") == 1);
+  REQUIRE(run_with("", "merge " + bdir + "'shard 1' " + bdir + "'shard 0' --out " + bdir + "'m s.json'", "ts-paths.err") == 1);
+  // The manifests do name the two paths (so the bytes below are equal despite them).
+  CHECK(ojson::parse(slurp("ts-paths-a/d/manifest.json"))["run"]["sweep_file"] == cwd() + "/" + a);
+  CHECK(ojson::parse(slurp("ts-paths b/deep er/shard 1/manifest.json"))["run"]["sweep_file"] == cwd() + "/" + b);
+  const std::string json_a = slurp("ts-paths-a/m.json"), csv_a = slurp("ts-paths-a/m.csv");
+  REQUIRE(json_a.find("\"failed\"") != std::string::npos);
+  CHECK(json_a == slurp("ts-paths b/deep er/m s.json"));
+  CHECK(csv_a == slurp("ts-paths b/deep er/m s.csv"));
+  CHECK(json_a.find("ts-paths") == std::string::npos);
+  CHECK(csv_a.find("ts-paths") == std::string::npos);
+  (void)std::system("rm -rf ts-paths-a 'ts-paths b' ts-paths.err");
+}
