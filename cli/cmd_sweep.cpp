@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <ostream>
 
 #include "cli/cli.hpp"
@@ -61,6 +62,10 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   if (!vm.count("out")) throw InputError("sweep needs --out DIR (the folder for points/ and manifest.json)");
   ro.out_dir = vm["out"].as<std::string>();
+  if (char* abs = ::realpath(files[0].c_str(), nullptr)) {  // it was just read, so it exists
+    ro.sweep_file = abs;
+    std::free(abs);
+  }
   ro.resume = vm.count("resume") > 0;
   ro.quiet = vm.count("quiet") > 0;
   return run_sweep(sw, ro, err);

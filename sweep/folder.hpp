@@ -64,8 +64,10 @@ void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool r
 /// holds another scenario.
 std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, size_t& skipped);
 
-/// Writes DIR/manifest.json atomically: the sweep, the shard, and every point of it with its state.
-void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard, const std::vector<PointState>& states);
+/// Writes DIR/manifest.json atomically: the sweep, the shard, the run record `run` (member "run":
+/// sweep_run_record of sweep/origin.hpp) and every point of the shard with its state.
+void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard, const nlohmann::ordered_json& run,
+                    const std::vector<PointState>& states);
 
 /// When DIR holds a manifest, it must be this sweep's (same id) and of the same shard; throws
 /// InputError otherwise.

@@ -147,12 +147,14 @@ FileState read_point_file(const std::string& path, const ojson& scenario, ojson&
 
 // ---- manifest -----------------------------------------------------------------------------------
 
-void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard, const std::vector<PointState>& states) {
+void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard, const ojson& run,
+                    const std::vector<PointState>& states) {
   ojson m;
   m["schema"] = kManifestSchema;
   m["tool"] = tool_json();
   m["sweep"] = sweep_json(sw);
   m["shard"] = {{"index", shard.index}, {"count", shard.count}};
+  m["run"] = run;
   ojson pts = ojson::array();
   for (const auto& st : states) pts.push_back(point_json(st, true));
   m["points"] = pts;

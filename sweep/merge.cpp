@@ -7,6 +7,7 @@
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
 #include "sweep/folder.hpp"
+#include "sweep/origin.hpp"
 #include "sweep/run.hpp"
 
 namespace nvmesim {
@@ -53,20 +54,27 @@ std::string csv_value(const ojson& v) {
 struct Manifests {
   ojson sweep, tool;                // of the first folder (all must agree)
   std::map<size_t, ojson> points;   // by index: the done ones, else the failed ones
+  std::map<size_t, long> origin;    // by index: the folder (into `folders`) of the point in `points`,
+                                    // or of a pending point no folder completed
+  std::vector<MergedFolder> folders;  // as given, with their shard and run record
 };
 
-// Adds the points of manifest `m` (read from `path`): a done point wins over a failed one, and
-// two folders holding the same point done must agree on it.
-void add_points(const ojson& m, const std::string& path, Manifests& ms) {
+// Adds the points of manifest `m` (read from `path`, the folder `folder` of `ms.folders`): a done
+// point wins over a failed one, and two folders holding the same point done must agree on it.
+void add_points(const ojson& m, const std::string& path, long folder, Manifests& ms) {
   for (const auto& p : m["points"]) {
     if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned())
       throw InputError::in_source(path, "a point without an index");
     const size_t idx = p["index"].get<size_t>();
     const std::string status = p.value("status", "");
-    if (status == "pending") continue;
+    if (status == "pending") {
+      if (!ms.points.count(idx)) ms.origin.emplace(idx, folder);
+      continue;
+    }
     auto it = ms.points.find(idx);
     if (it == ms.points.end() || (it->second.value("status", "") != "done" && status == "done")) {
       ms.points[idx] = p;
+      ms.origin[idx] = folder;
     } else if (status == "done" && it->second.value("status", "") == "done") {
       if (it->second.value("variants", ojson()) != p.value("variants", ojson()))
         throw InputError::in_source(path, "point " + std::to_string(idx) + " differs from the same point in another folder");
@@ -80,8 +88,9 @@ Manifests read_manifests(const std::vector<std::string>& dirs) {
   for (const auto& d : dirs) {
     const std::string path = d + "/manifest.json";
     if (!file_exists(path))
-      throw InputError::in_source(path, "missing; the sweep in " + d + " did not finish: continue it with 'nvmesim sweep "
-                                        "SWEEP.json --out " + d + " --resume' (and its --shard)");
+      throw InputError::in_source(path, "missing; no sweep has written its manifest in " + d +
+                                            " (a sweep writes it when it starts): run or continue it with 'nvmesim sweep "
+                                            "SWEEP.json --out " + d + " --resume' (and its --shard)");
     const ojson m = parse_json_text(read_text_file(path), path);
     if (!m.is_object() || m.value("schema", "") != kManifestSchema || !m.contains("sweep") || !m["sweep"].is_object() ||
         !m.contains("points") || !m["points"].is_array())
@@ -98,7 +107,13 @@ Manifests read_manifests(const std::vector<std::string>& dirs) {
         throw InputError::in_source(path, "was written by " + m.value("tool", ojson::object()).dump() + ", " +
                                               first_manifest + " by " + ms.tool.dump() + "; rerun the shards with one version");
     }
-    add_points(m, path, ms);
+    const long folder = static_cast<long>(ms.folders.size());
+    auto shard_field = [&](const char* key, uint64_t fallback) {
+      const ojson& v = member(member(m, "shard"), key);
+      return v.is_number_unsigned() ? v.get<uint64_t>() : fallback;
+    };
+    ms.folders.push_back({d, Shard{shard_field("index", 0), shard_field("count", 1)}, member(m, "run")});
+    add_points(m, path, folder, ms);
   }
   return ms;
 }
@@ -116,13 +131,17 @@ std::vector<SweepAxis> manifest_axes(const ojson& sweep) {
   return axes;
 }
 
-// Every point of the sweep in index order; a point no folder holds is "missing".
-ojson all_points(const Manifests& ms, const std::vector<SweepAxis>& axes, size_t& n_failed, size_t& n_missing) {
+// Every point of the sweep in index order; a point no folder holds is "missing". `incomplete`
+// receives the failed and missing points with the folder each came from.
+ojson all_points(const Manifests& ms, const std::vector<SweepAxis>& axes, size_t& n_failed, size_t& n_missing,
+                 std::vector<IncompletePoint>& incomplete) {
   const size_t total = ms.sweep.value("points", size_t{0});
   ojson out_points = ojson::array();
   n_failed = n_missing = 0;
   for (size_t i = 0; i < total; ++i) {
     auto it = ms.points.find(i);
+    auto from = ms.origin.find(i);
+    const long folder = from == ms.origin.end() ? -1 : from->second;
     ojson p;
     if (it == ms.points.end()) {
       const ojson params = point_parameters(axes, i);
@@ -131,10 +150,14 @@ ojson all_points(const Manifests& ms, const std::vector<SweepAxis>& axes, size_t
       p["parameters"] = params;
       p["status"] = "missing";
       ++n_missing;
+      incomplete.push_back({i, p["id"], false, "", folder});
     } else {
       p = it->second;
       p.erase("file");
-      if (p.value("status", "") == "failed") ++n_failed;
+      if (p.value("status", "") == "failed") {
+        ++n_failed;
+        incomplete.push_back({i, p.value("id", ""), true, p.value("error", ""), folder});
+      }
     }
     out_points.push_back(p);
   }
@@ -202,7 +225,8 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
   const Manifests ms = read_manifests(dirs);
   const std::vector<SweepAxis> axes = manifest_axes(ms.sweep);
   size_t n_failed = 0, n_missing = 0;
-  const ojson out_points = all_points(ms, axes, n_failed, n_missing);
+  std::vector<IncompletePoint> incomplete;
+  const ojson out_points = all_points(ms, axes, n_failed, n_missing, incomplete);
   ojson merged;
   merged["schema"] = kSummarySchema;
   merged["tool"] = ms.tool;
@@ -228,6 +252,7 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
   if (n_failed || n_missing) {
     err << "nvmesim merge: " << total << " points: " << (total - n_failed - n_missing) << " done, " << n_failed
         << " failed, " << n_missing << " missing (listed in " << out_json << ")\n";
+    report_incomplete_points(ms.folders, incomplete, err);
     return kExitPointsFailed;
   }
   return 0;

@@ -20,13 +20,18 @@ struct SweepRunOptions {
   bool resume = false;             ///< keep the complete points already in DIR
   bool quiet = false;              ///< no progress and no summary line on stderr
   std::string exe = "/proc/self/exe";  ///< the nvmesim binary each worker runs (`run`)
+  std::string sweep_file;          ///< the sweep file's absolute path, recorded in the manifest's
+                                   ///< "run" (with the Slurm job, sweep/origin.hpp) so that
+                                   ///< merge can print the resume command; empty: not recorded
 };
 
 /// Runs the sweep's points of the shard, each as `nvmesim run <its scenario> --format jsonl -q
 /// --out DIR/points/<id>.jsonl` in a process of its own (a crash or error in one point is
-/// recorded in the manifest with its message and the others go on), then writes DIR/manifest.json
-/// atomically. SIGINT and SIGTERM stop the workers, remove their partial outputs, write the
-/// manifest of what is complete and return 130 / 143. Returns 0 when every point of the shard is
+/// recorded in the manifest with its message and the others go on). DIR/manifest.json is written
+/// atomically before the first worker starts (the points not yet complete `pending`, and the
+/// "run" record: sweep file, Slurm job and array task) and again at the end. SIGINT and SIGTERM
+/// stop the workers, remove their partial outputs, write the manifest of what is complete and
+/// return 130 / 143. Returns 0 when every point of the shard is
 /// done, kExitPointsFailed when some failed. Throws InputError when DIR already holds results
 /// and `resume` is not set, or holds another sweep's; IoError when DIR cannot be written or is
 /// in use by another sweep.
@@ -36,8 +41,10 @@ int run_sweep(const Sweep& sweep, const SweepRunOptions& options, std::ostream& 
 /// `out_json` (schema nvmesim.sweep-summary/1) and a CSV beside it (`out_json` with ".csv" for
 /// ".json"): per point and variant the parameters and summary statistics, in point order, the same
 /// bytes however the points were spread over shards. Returns 0, or kExitPointsFailed when points
-/// are failed or missing (the outputs are still written, listing them). Throws InputError for a
-/// missing or unreadable manifest, or folders of different sweeps; IoError when writing fails.
+/// are failed or missing (the outputs are still written, listing them; `err` gets, per shard,
+/// which points, the Slurm array task that ran them and the command that resumes the shard:
+/// report_incomplete_points of sweep/origin.hpp). Throws InputError for a missing or
+/// unreadable manifest, or folders of different sweeps; IoError when writing fails.
 int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_json, std::ostream& err);
 
 /// The usable CPUs of this process (sched_getaffinity; so a Slurm or taskset limit counts), >= 1.

@@ -18,6 +18,7 @@
 #include "core/errors.hpp"
 #include "core/progress.hpp"
 #include "sweep/folder.hpp"
+#include "sweep/origin.hpp"
 #include "sweep/run.hpp"
 
 namespace nvmesim {
@@ -342,9 +343,13 @@ int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
   size_t skipped = 0;
   std::vector<PointState> states = shard_states(d, sw, opt.shard, skipped);
   WorkerPool pool(sw, opt, d, states, skipped, err);
+  const ojson run = sweep_run_record(opt.sweep_file);
+  // Written now too, so that a shard killed or still running is known by its manifest: merge then
+  // names its points as missing with the Slurm task that has them.
+  write_manifest(d.dir, sw, opt.shard, run, states);
   pool.run();
   ::rmdir(d.work.c_str());
-  write_manifest(d.dir, sw, opt.shard, states);
+  write_manifest(d.dir, sw, opt.shard, run, states);
   if (!opt.quiet) print_summary(err, sw, opt, pool, states.size(), skipped);
   if (pool.stop_signal()) return 128 + pool.stop_signal();
   return pool.failed() ? kExitPointsFailed : 0;

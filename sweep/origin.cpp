@@ -1,0 +1,120 @@
+#include <cstdlib>
+#include <map>
+#include <ostream>
+
+#include "sweep/origin.hpp"
+
+namespace nvmesim {
+
+using ojson = nlohmann::ordered_json;
+
+ojson sweep_run_record(const std::string& sweep_file) {
+  ojson run = ojson::object();
+  if (!sweep_file.empty()) run["sweep_file"] = sweep_file;
+  ojson slurm = ojson::object();
+  for (const auto& [key, var] : {std::pair<const char*, const char*>{"job_id", "SLURM_JOB_ID"},
+                                 {"array_job_id", "SLURM_ARRAY_JOB_ID"},
+                                 {"array_task_id", "SLURM_ARRAY_TASK_ID"}})
+    if (const char* v = std::getenv(var); v && *v) slurm[key] = std::string(v).substr(0, 64);
+  if (!slurm.empty()) run["slurm"] = slurm;
+  return run;
+}
+
+std::string shell_quote(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=+,-") ==
+                           std::string::npos)
+    return text;
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+namespace {
+
+std::string shard_text(const Shard& s) { return std::to_string(s.index) + "/" + std::to_string(s.count); }
+
+/// The string member `key` of a run record, or "".
+std::string run_string(const ojson& o, const char* key) {
+  if (!o.is_object()) return "";
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+/// "Slurm array task T of job J" / "Slurm job J" from a run record, or "".
+std::string slurm_text(const ojson& run) {
+  if (!run.is_object() || !run.contains("slurm")) return "";
+  const ojson& s = run["slurm"];
+  const std::string task = run_string(s, "array_task_id"), array = run_string(s, "array_job_id"), job = run_string(s, "job_id");
+  if (!task.empty() && !array.empty()) return "Slurm array task " + task + " of job " + array;
+  if (!job.empty()) return "Slurm job " + job;
+  return "";
+}
+
+/// The sweep file recorded in `preferred`'s run record, else in any folder's, shell-quoted; or
+/// "SWEEP.json" when none recorded it (manifests of an older nvmesim).
+std::string sweep_file_of(const std::vector<MergedFolder>& folders, const MergedFolder* preferred) {
+  if (preferred && !run_string(preferred->run, "sweep_file").empty()) return shell_quote(run_string(preferred->run, "sweep_file"));
+  for (const auto& f : folders)
+    if (!run_string(f.run, "sweep_file").empty()) return shell_quote(run_string(f.run, "sweep_file"));
+  return "SWEEP.json";
+}
+
+std::string absolute(const std::string& path) {
+  char* p = ::realpath(path.c_str(), nullptr);
+  if (!p) return path;
+  std::string out = p;
+  std::free(p);
+  return out;
+}
+
+void point_lines(const std::vector<const IncompletePoint*>& pts, const std::string& where, std::ostream& err,
+                 size_t max_lines) {
+  size_t shown = 0;
+  for (const IncompletePoint* p : pts) {
+    if (shown++ == max_lines) {
+      err << "nvmesim merge:   ... and " << (pts.size() - max_lines) << " more points of " << where
+          << " (every point is listed in the summary)\n";
+      break;
+    }
+    err << "nvmesim merge: point " << p->index << " (" << p->id << ") " << (p->failed ? "failed" : "missing") << " in "
+        << where << (p->failed ? ": " + p->error : std::string()) << "\n";
+  }
+}
+
+}  // namespace
+
+void report_incomplete_points(const std::vector<MergedFolder>& folders, const std::vector<IncompletePoint>& points,
+                              std::ostream& err, size_t max_lines_per_folder) {
+  std::map<long, std::vector<const IncompletePoint*>> by_folder;
+  for (const auto& p : points) by_folder[p.folder].push_back(&p);
+  for (const auto& [fi, pts] : by_folder) {
+    if (fi < 0) continue;
+    const MergedFolder& f = folders[static_cast<size_t>(fi)];
+    const std::string slurm = slurm_text(f.run);
+    point_lines(pts, "shard " + shard_text(f.shard) + " (" + f.dir + (slurm.empty() ? "" : ", " + slurm) + ")", err,
+                max_lines_per_folder);
+    err << "nvmesim merge: resume shard " << shard_text(f.shard) << " with: nvmesim sweep " << sweep_file_of(folders, &f)
+        << (f.shard.count > 1 ? " --shard " + shard_text(f.shard) : std::string()) << " --out "
+        << shell_quote(absolute(f.dir)) << " --resume\n";
+  }
+  auto none = by_folder.find(-1);
+  if (none == by_folder.end()) return;
+  // Points that no folder holds: by the shard they belong to, when the folders agree on N.
+  uint64_t count = folders.empty() ? 0 : folders[0].shard.count;
+  for (const auto& f : folders)
+    if (f.shard.count != count) count = 0;
+  if (count == 0) {
+    point_lines(none->second, "no folder given (the folders were sharded differently)", err, max_lines_per_folder);
+    return;
+  }
+  std::map<uint64_t, std::vector<const IncompletePoint*>> by_shard;
+  for (const IncompletePoint* p : none->second) by_shard[p->index % count].push_back(p);
+  for (const auto& [k, pts] : by_shard) {
+    const Shard s{k, count};
+    point_lines(pts, "shard " + shard_text(s) + " (no folder given holds it)", err, max_lines_per_folder);
+    err << "nvmesim merge: run shard " << shard_text(s) << " with: nvmesim sweep " << sweep_file_of(folders, nullptr)
+        << " --shard " << shard_text(s) << " --out DIR, and merge DIR with the others\n";
+  }
+}
+
+}  // namespace nvmesim

@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# A sweep through a real Slurm cluster (issue 17): scripts/slurm-local.sh starts slurmctld, slurmd
+# and munged on this machine; scripts/sweep-slurm.sbatch submits an 8-point sweep as a job array
+# of 4 shards (`sbatch --array`) and the merge as a job that depends on it (`afterok`). Checked:
+#   1. the merged summary (JSON and CSV) has the same bytes as `nvmesim sweep --jobs 1` here, and
+#      every shard's manifest names its Slurm array job and task;
+#   2. a task cancelled with scancel in the middle of its shard (one point written, one running):
+#      the task ends CANCELLED, the merge job is cancelled (its dependency can never be met), a
+#      merge by hand names the missing point with its Slurm task; submitting again resumes and
+#      merges to the same bytes;
+#   3. a point whose worker dies (SIGKILL, as the OOM killer does): the merge job fails with exit
+#      status 1 and names exactly that point, its shard, its Slurm task and job, and prints the
+#      resume commands; both commands (nvmesim's, and the resubmission of that one array task)
+#      bring the summary to the same bytes.
+# The cluster is stopped and its folder removed whatever happens (trap, and a watchdog).
+# Usage: sweep_on_slurm.sh NVMESIM SOURCE_DIR WORK_DIR   (env TRIALS: trials per point, 6000)
+# Exit status: 0 passed, 1 failed, 77 skipped (Slurm packages not installed; under CI=true that
+# is a failure instead).
+# shellcheck disable=SC2154  # array_job and merge_job are set by submit, through eval
+set -euo pipefail
+nvmesim="$(realpath "$1")" src="$(realpath "$2")" work="$3"
+trials="${TRIALS:-6000}"
+log() { echo "slurm test: $*"; }
+fail() { echo "slurm test: FAIL: $*" >&2; exit 1; }
+
+missing=()
+for c in slurmctld slurmd sbatch squeue scontrol scancel munged; do command -v "$c" >/dev/null || missing+=("$c"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  [ "${CI:-}" = "true" ] && fail "Slurm is not installed (missing ${missing[*]}); scripts/setup.sh --tests installs it"
+  echo "slurm test: SKIP: missing ${missing[*]} (Debian: slurmctld slurmd slurm-client munge; scripts/setup.sh --tests)"
+  exit 77
+fi
+
+mkdir -p "$work"
+work="$(realpath "$work")"
+# A cluster left by an earlier run that was killed outright (SIGKILL skips traps).
+if [ -s "$work/cluster-dir" ] && [ -d "$(cat "$work/cluster-dir")" ]; then
+  "$src/scripts/slurm-local.sh" stop "$(cat "$work/cluster-dir")" || true
+fi
+find "$work" -mindepth 1 -delete
+cd "$work"
+start_s=$SECONDS
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  [ -n "${watchdog:-}" ] && kill "$watchdog" 2>/dev/null
+  if [ -n "${NVMESIM_SLURM_DIR:-}" ] && [ -d "$NVMESIM_SLURM_DIR" ]; then
+    if [ $rc -ne 0 ]; then
+      for f in "$NVMESIM_SLURM_DIR"/log/*.log; do echo "--- $f (last 15 lines)"; tail -n 15 "$f"; done
+      for f in "$work"/out*/slurm/*.out; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done
+    fi
+    "$src/scripts/slurm-local.sh" stop "$NVMESIM_SLURM_DIR" || true
+  fi
+  exit $rc
+}
+trap cleanup EXIT
+trap 'echo "slurm test: stopped by a signal" >&2; exit 1' INT TERM
+# The watchdog: under the CTest timeout, so that the trap (and the cluster's stop) always runs.
+# (Its sleep keeps no output open, so that CTest does not wait for it once the test has ended.)
+( sleep 170 >/dev/null 2>&1; echo "slurm test: FAIL: over 170 s" >&2; kill -TERM $$ ) &
+watchdog=$!
+
+# The sweep: kernels 5.6 and 5.7 x 4 enable latencies over the AWS case = 8 points, 4 shards of 2.
+cat >s8.json <<JSON
+{"schema": "nvmesim.sweep/1", "name": "slurm-8",
+ "base": "$src/scenarios/aws-c5.12xlarge.json", "trials": $trials,
+ "set": {"/variants": []},
+ "grid": {"/host/kernel": ["5.6", "5.7"], "/controllers/0/enable_latency": {"logspace": ["100us", "1s"], "count": 4}}}
+JSON
+[ "$("$nvmesim" sweep s8.json --list | wc -l)" -eq 8 ] || fail "the sweep should have 8 points"
+t0=$SECONDS
+"$nvmesim" sweep s8.json --out ref --jobs 1 -q
+"$nvmesim" merge ref --out ref.json
+log "reference: --jobs 1 here in $((SECONDS - t0)) s"
+
+cluster_env="$("$src/scripts/slurm-local.sh" start)"
+eval "$cluster_env"
+echo "$NVMESIM_SLURM_DIR" >cluster-dir
+"$src/scripts/slurm-local.sh" status >status.txt || { cat status.txt; fail "slurm-local.sh status: a daemon is down"; }
+grep -q '^slurmd: running' status.txt || fail "status: $(cat status.txt)"
+grep -q 'idle nvmesim-node' status.txt || fail "status: $(cat status.txt)"
+export NVMESIM="$nvmesim"
+sbatch_opts=(-- --cpus-per-task=1 --time=5)   # the script's #SBATCH asks 4 CPUs; this node has $(nproc)
+# submit ARGS...: scripts/sweep-slurm.sbatch submit ARGS, setting array_job and merge_job.
+submit() {
+  local ids
+  ids="$("$src/scripts/sweep-slurm.sbatch" submit "$@")"
+  eval "$ids"
+}
+
+# job_states JOB: the state of the job, or of every task of an array job, one per line.
+job_states() { scontrol -o show job "$1" | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
+# wait_ended JOB: until the job (every task) has ended; 60 s at most.
+wait_ended() {
+  local s
+  for _ in $(seq 1 600); do
+    s="$(job_states "$1")"
+    if ! grep -qvE '^(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED)$' <<<"$s"; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  scontrol show job "$1"
+  fail "job $1 did not end within 60 s (states: $(echo "$s" | paste -sd' '))"
+}
+field() { scontrol -o show job "$1" | grep -o "$2=[^ ]*" | head -1 | cut -d= -f2; }
+same_as_ref() { # same_as_ref DIR: its summary equals the reference, byte for byte
+  cmp "$1/summary.json" ref.json || fail "$1/summary.json differs from the --jobs 1 summary"
+  cmp "$1/summary.csv" ref.csv || fail "$1/summary.csv differs from the --jobs 1 summary"
+}
+# point_files DIR: complete point files in a shard folder.
+point_files() { find "$1/points" -maxdepth 1 -name '[!.]*.jsonl' 2>/dev/null | wc -l; }
+
+# ---- 1. the array and the dependent merge ----------------------------------------------------
+t0=$SECONDS
+submit s8.json out1 4 "${sbatch_opts[@]}"
+dependency="$(field "$merge_job" Dependency)"
+case "$dependency" in afterok:"$array_job"_\**) ;; *) fail "merge job $merge_job depends on '$dependency', not afterok:${array_job}_*" ;; esac
+wait_ended "$merge_job"
+t_array=$((SECONDS - t0))
+[ "$(field "$merge_job" JobState)" = COMPLETED ] || fail "merge job $merge_job: $(field "$merge_job" JobState)"
+[ "$(job_states "$array_job" | sort -u)" = COMPLETED ] || fail "array $array_job: $(job_states "$array_job" | paste -sd' ')"
+same_as_ref out1
+for k in 0 1 2 3; do
+  python3 - "out1/shard-$k-of-4/manifest.json" "$array_job" "$k" <<'PY' || fail "shard $k's manifest does not name Slurm array task $k of job $array_job"
+import json, sys
+run = json.load(open(sys.argv[1]))["run"]
+sys.exit(0 if run["slurm"]["array_job_id"] == sys.argv[2] and run["slurm"]["array_task_id"] == sys.argv[3] else 1)
+PY
+done
+# The merge started only after every task had ended (afterok).
+for k in 0 1 2 3; do
+  end="$(scontrol -o show job "${array_job}_$k" | grep -o 'EndTime=[^ ]*' | cut -d= -f2)"
+  [ ! "$(field "$merge_job" StartTime)" \< "$end" ] || fail "the merge started before task $k ended"
+done
+log "1. 8 points as array $array_job (4 tasks) + merge $merge_job: the same bytes as --jobs 1; $t_array s from submit to merged"
+
+# ---- 2. scancel a task in the middle of its shard, then submit again ------------------------------
+submit s8.json out2 4 "${sbatch_opts[@]}"
+for _ in $(seq 1 600); do
+  [ "$(point_files out2/shard-1-of-4)" -ge 1 ] && break
+  sleep 0.05
+done
+[ "$(point_files out2/shard-1-of-4)" -eq 1 ] || fail "shard 1 was not caught between its two points (raise TRIALS)"
+scancel "${array_job}_1"
+wait_ended "$array_job"
+[ "$(field "${array_job}_1" JobState)" = CANCELLED ] || fail "task 1: $(field "${array_job}_1" JobState), not CANCELLED"
+wait_ended "$merge_job"
+[ "$(field "$merge_job" JobState)" = CANCELLED ] || fail "merge job $merge_job: $(field "$merge_job" JobState), not CANCELLED"
+[ ! -e out2/summary.json ] || fail "the merge ran although a task was cancelled"
+set +e
+"$nvmesim" merge out2/shard-{0,1,2,3}-of-4 --out out2/by-hand.json 2>out2/by-hand.err
+rc=$?
+set -e
+cat out2/by-hand.err
+[ $rc -eq 1 ] || fail "merge by hand: exit status $rc, not 1"
+missing_lines="$(grep -c ' missing in shard 1/4 ([^)]*Slurm array task 1 of job '"$array_job"')$' out2/by-hand.err || true)"
+[ "$missing_lines" -eq 1 ] || fail "merge by hand should name one missing point in shard 1/4 with Slurm array task 1"
+first_array=$array_job
+submit s8.json out2 4 "${sbatch_opts[@]}"
+wait_ended "$merge_job"
+[ "$(field "$merge_job" JobState)" = COMPLETED ] || fail "resubmitted: merge job $merge_job: $(field "$merge_job" JobState)"
+grep -q '1 already complete' out2/slurm/shard-"${array_job}"_1.out || fail "the resubmitted task 1 did not keep its complete point"
+same_as_ref out2
+log "2. task 1 of $first_array cancelled mid-shard: task CANCELLED, merge cancelled; submitted again ($array_job): the same bytes"
+
+# ---- 3. a point that fails: the merge names it with its Slurm task; its resume commands work -----
+id5="$("$nvmesim" sweep s8.json --list | sed -n '6p' | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')"
+submit s8.json out3 4 "${sbatch_opts[@]}"
+killed=""
+for _ in $(seq 1 1200); do   # point 5 is shard 1's second point: kill its worker while it runs
+  # (Only a worker of this test: its folder is the shard's .work/, here. Another checkout may be
+  # running the same sweep, with the same point ids.)
+  for p in $(pgrep -f "nvmesim run ${id5//./\\.}\\.json " || true); do
+    [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$work/out3/shard-1-of-4/.work" ] && kill -KILL "$p" 2>/dev/null && killed=$p
+  done
+  [ -n "$killed" ] && break
+  sleep 0.02
+done
+[ -n "$killed" ] || fail "did not catch the worker of point 5 (raise TRIALS)"
+wait_ended "$merge_job"
+[ "$(job_states "$array_job" | sort -u)" = COMPLETED ] || fail "array $array_job: $(job_states "$array_job" | paste -sd' ')"
+[ "$(field "$merge_job" JobState)" = FAILED ] || fail "merge job $merge_job: $(field "$merge_job" JobState), not FAILED"
+[ "$(field "$merge_job" ExitCode)" = "1:0" ] || fail "merge job $merge_job: exit code $(field "$merge_job" ExitCode), not 1:0"
+report="out3/slurm/merge-$merge_job.out"
+log "3. the merge job's report:"
+sed 's/^/    /' "$report"
+grep -qx "nvmesim merge: 8 points: 7 done, 1 failed, 0 missing (listed in $work/out3/summary.json)" "$report" ||
+  fail "the report's count line"
+expected="nvmesim merge: point 5 ($id5) failed in shard 1/4 ($work/out3/shard-1-of-4, Slurm array task 1 of job $array_job): worker killed by signal 9 (SIGKILL)"
+grep -qxF "$expected" "$report" || fail "the report should say: $expected"
+[ "$(grep -c '^nvmesim merge: point ' "$report")" -eq 1 ] || fail "the report names other points than point 5"
+resume="$(sed -n 's/^nvmesim merge: resume shard 1\/4 with: //p' "$report")"
+[ "$resume" = "nvmesim sweep $work/s8.json --shard 1/4 --out $work/out3/shard-1-of-4 --resume" ] ||
+  fail "the resume command: '$resume'"
+slurm_resume="$(sed -n 's/^sweep-slurm.sbatch: to resume on Slurm (add the -- SBATCH-OPTIONs you gave): //p' "$report")"
+[ "$slurm_resume" = "$src/scripts/sweep-slurm.sbatch submit $work/s8.json $work/out3 4 1" ] ||
+  fail "the Slurm resume command: '$slurm_resume'"
+# nvmesim's command, as printed (nvmesim on PATH, as a user has it), then a merge here.
+mkdir -p bin && ln -sf "$nvmesim" bin/nvmesim
+(PATH="$work/bin:$PATH"; eval "$resume -q")
+"$nvmesim" merge out3/shard-{0,1,2,3}-of-4 --out out3/summary.json
+same_as_ref out3
+# The Slurm command, as printed: resubmits array task 1 alone (now complete) and the merge.
+rm out3/summary.json out3/summary.csv
+failed_array=$array_job
+ids="$(eval "$slurm_resume"' "${sbatch_opts[@]}"')"
+eval "$ids"
+wait_ended "$merge_job"
+[ "$(job_states "$array_job")" = COMPLETED ] || fail "resubmitted task: $(job_states "$array_job" | paste -sd' ')"
+[ "$(field "$array_job" ArrayTaskId)" = 1 ] || fail "the resubmission ran tasks $(field "$array_job" ArrayTaskId), not 1"
+[ "$(field "$merge_job" JobState)" = COMPLETED ] || fail "resubmitted: merge job $merge_job: $(field "$merge_job" JobState)"
+same_as_ref out3
+log "3. point 5's worker killed in task 1 of $failed_array: merge exit 1 naming it; both resume commands: the same bytes"
+
+"$src/scripts/slurm-local.sh" stop "$NVMESIM_SLURM_DIR"
+[ ! -e "$NVMESIM_SLURM_DIR" ] || fail "the cluster's folder is still there"
+"$src/scripts/slurm-local.sh" status "$NVMESIM_SLURM_DIR" >/dev/null 2>&1 && fail "status after stop: exit 0"
+left="$(pgrep -f "$NVMESIM_SLURM_DIR" || true)"
+[ -z "$left" ] || fail "processes of the cluster are still running: $left"
+log "passed in $((SECONDS - start_s)) s"
