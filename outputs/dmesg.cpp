@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/json_text.hpp"
+
 namespace nvmesim {
 
 std::string dmesg_prefix(double probe_start_s, int64_t t_ps) {
@@ -13,7 +15,16 @@ std::string dmesg_prefix(double probe_start_s, int64_t t_ps) {
   return buf;
 }
 
-void append_dmesg_trial(std::string& out, const TrialResult& res, double probe_start_s) {
+std::string dmesg_boot_marker(const std::string& variant, uint64_t trial) {
+  std::string s = "# nvmesim boot {\"variant\":";
+  append_json_string(s, variant);
+  s += ",\"trial\":" + std::to_string(trial) + "}";
+  return s;
+}
+
+void append_dmesg_trial(std::string& out, const TrialRequest& req, const TrialResult& res, double probe_start_s) {
+  out += dmesg_boot_marker(req.variant->name, req.trial);
+  out += '\n';
   out += dmesg_prefix(probe_start_s, 0);
   out += kDmesgInitLine;
   out += '\n';

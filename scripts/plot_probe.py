@@ -57,7 +57,7 @@ def draw_runs(ax, runs, metric):
 def draw_reals(ax, reals):
     """The real-log samples as points at (i - 0.5) / n; returns their values."""
     all_values = []
-    for j, (src, vals) in enumerate(reals):
+    for j, (src, _variant, vals) in enumerate(reals):
         vals = sorted(vals)
         all_values += vals
         n = len(vals)

@@ -119,15 +119,17 @@ def load_run(path):
 
 
 def load_dmesg(path):
-    """nvmesim.dmesg/1 (nvmesim dmesg LOG -o F.json): [(label, [duration_ms...])]."""
+    """nvmesim.dmesg/2 (nvmesim dmesg LOG -o F.json): [(label, variant, [duration_ms...])], one per
+    log and variant of its boot markers (variant None for a real log), in their order."""
     doc = load_json(path)
-    if not isinstance(doc, dict) or doc.get("schema") != "nvmesim.dmesg/1":
-        raise InputProblem(f"{path}: not nvmesim dmesg output (schema nvmesim.dmesg/1 expected; make one with "
+    if not isinstance(doc, dict) or doc.get("schema") != "nvmesim.dmesg/2":
+        raise InputProblem(f"{path}: not nvmesim dmesg output (schema nvmesim.dmesg/2 expected; make one with "
                            f"nvmesim dmesg LOG -o FILE)")
-    by_source = {}
+    groups = {}
     for iv in doc.get("intervals", []):
-        by_source.setdefault(iv.get("source", os.path.basename(path)), []).append(float(iv["duration_ms"]))
-    return list(by_source.items())
+        key = (iv.get("source", os.path.basename(path)), iv.get("variant"))
+        groups.setdefault(key, []).append(float(iv["duration_ms"]))
+    return [(src if v is None else f"{src}: {v}", v, vals) for (src, v), vals in groups.items()]
 
 
 def trial_value_ms(trial, metric):

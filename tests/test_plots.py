@@ -97,7 +97,7 @@ def main():
         e = run([PY, script, bad, "-o", w("x.png")], expect=2)
         assert "nvmesim.timeline/1" in e.stderr, e.stderr
         e = run([PY, script, w("aws.json"), "--real", w("aws.json"), "-o", w("x.png")], expect=2)
-        assert "nvmesim.dmesg/1" in e.stderr, e.stderr
+        assert "nvmesim.dmesg/2" in e.stderr, e.stderr
         e = run([PY, script, w("aws.json"), "-o", w("x.pdf")], expect=2)
         assert ".png or .svg" in e.stderr, e.stderr
         # Same input, same bytes.
