@@ -2,6 +2,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "cli/file_kind.hpp"
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
 #include "tools/dmesg_report.hpp"
@@ -57,6 +58,7 @@ int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostr
     throw InputError("--empirical gives one distribution but " + std::to_string(logs.size()) +
                      " logs were given: add --pool to pool their intervals, or give one log");
   DmesgReport report(o);
+  for (const auto& path : logs) require_file_kind(path, {FileKind::kernel_log}, "a kernel log");
   for (const auto& path : logs) {
     // Outputs name the log by its file name only (no paths in outputs).
     const size_t slash = path.rfind('/');

@@ -5,6 +5,7 @@
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
 #include "cli/default_scenario.hpp"
+#include "cli/file_kind.hpp"
 #include "cli/options.hpp"
 #include "core/signals.hpp"
 #include "engine/runner.hpp"
@@ -109,6 +110,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   std::vector<std::string> files;
   if (vm.count("scenario")) files = vm["scenario"].as<std::vector<std::string>>();
   if (files.size() > 1) throw InputError("run takes one scenario file, not " + std::to_string(files.size()));
+  if (!files.empty()) require_file_kind(files[0], {FileKind::scenario}, "a scenario");
   const Scenario sc = files.empty() ? load_scenario_text(kDefaultScenarioText, kDefaultScenarioName, lo)
                                     : load_scenario_file(files[0], lo);
   const RunOptions ro = run_options(vm);

@@ -61,6 +61,25 @@ bool is_valid_utf8(std::string_view s) {
   return true;
 }
 
+bool looks_like_kernel_log(std::string_view head) {
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || head[first] == '{') return false;
+  size_t timed = 0, seen = 0, pos = 0;
+  while (pos < head.size() && seen < 10) {
+    const size_t nl = head.find('\n', pos);
+    if (nl == std::string_view::npos) break;  // the last line may be cut: not judged
+    std::string_view l = head.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (l.empty()) continue;
+    ++seen;
+    if (l.substr(0, kDmesgBootMarker.size()) == kDmesgBootMarker ||
+        split_dmesg_line(std::string(l.substr(0, kDmesgMaxLineBytes))).timed)
+      ++timed;
+  }
+  return timed > 0 && 2 * timed >= seen;
+}
+
 struct DmesgPatterns::Impl {
   std::unique_ptr<re2::RE2> from, to;
 };

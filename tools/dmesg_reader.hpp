@@ -162,6 +162,10 @@ DmesgParse parse_dmesg_text(const std::string& text, const std::string& source,
                             const std::string& from_regex = kDmesgDefaultFrom,
                             const std::string& to_regex = kDmesgDefaultTo);
 
+/// True when the first lines of `head` (the start of a file) are mostly timed kernel-log lines or
+/// boot markers: the file is a kernel log (for messages about a file given to the wrong command).
+bool looks_like_kernel_log(std::string_view head);
+
 /// True when `s` is valid UTF-8 (file names and patterns go into JSON outputs and messages).
 bool is_valid_utf8(std::string_view s);
 
