@@ -79,3 +79,40 @@ TEST_CASE("the kind is the file's own top-level schema - not a nested scenario's
   expect("run wrongfile_nested.json", "this is a sweep file (nvmesim.sweep/1), not a scenario");
   std::remove("wrongfile_nested.json");
 }
+
+// Trial selections that select nothing (issue 10 item 8): on main each of these exits 0 and
+// writes an empty trace/log, or nothing at all. 3 trials per variant: trials 0-2 exist.
+TEST_CASE("run: trace and dmesg trial selections selecting no trial, or without their output, are errors", "[cli]") {
+  const std::string run = "run " + kScenario + " --trials 3 -q ";
+  const std::string p = "selno." + std::to_string(::getpid());
+  expect(run + "--trace " + p + ".t.json --trace-trials 5-9", "--trace-trials 5-9: selects no trial of this run "
+                                                             "(3 per variant: trials 0-2)");
+  expect(run + "--trace " + p + ".t.json --trace-trials 3", "selects no trial");
+  expect(run + "--trace " + p + ".t.json --trace-trials none", "--trace-trials none: selects no trial");
+  expect(run + "--dmesg " + p + ".d.txt --dmesg-trials 3,4", "--dmesg-trials 3,4: selects no trial");
+  expect(run + "--trace-trials 0", "--trace-trials 0: selects trials for --trace, which is not given");
+  expect(run + "--dmesg-trials all", "--dmesg-trials all: selects trials for --dmesg, which is not given");
+  struct stat st;
+  CHECK(::stat((p + ".t.json").c_str(), &st) != 0);  // nothing half-written
+  CHECK(::stat((p + ".d.txt").c_str(), &st) != 0);
+  // The last trial is a selection (boundary: 2 < 3), and so is a list reaching past the end.
+  CHECK(nvmesim::test::run_nvmesim(run + "--trace " + p + ".t.json --trace-trials 2") == 0);
+  CHECK(nvmesim::test::run_nvmesim(run + "--dmesg " + p + ".d.txt --dmesg-trials 2-100") == 0);
+  std::remove((p + ".t.json").c_str());
+  std::remove((p + ".d.txt").c_str());
+}
+
+TEST_CASE("run: detail-trials N without a json timeline to keep them is an error", "[cli]") {
+  const std::string run = "run " + kScenario + " --trials 2 -q ";
+  const std::string p = "detno." + std::to_string(::getpid());
+  expect(run + "--detail-trials 5", "--detail-trials 5: events and dmesg lines are kept only in a json timeline, "
+                                    "and this run writes none (no --out)");
+  expect(run + "--detail-trials 1 --out " + p + ".jsonl", "this run writes jsonl to " + p + ".jsonl");
+  expect(run + "--detail-trials 1 --out " + p + ".json --format jsonl", "writes jsonl");
+  struct stat st;
+  CHECK(::stat((p + ".jsonl").c_str(), &st) != 0);
+  // 0 asks for no events (allowed anywhere); N with --out F.json is what the option is for.
+  CHECK(nvmesim::test::run_nvmesim(run + "--detail-trials 0") == 0);
+  CHECK(nvmesim::test::run_nvmesim(run + "--detail-trials 1 --out " + p + ".json") == 0);
+  std::remove((p + ".json").c_str());
+}
