@@ -22,6 +22,20 @@ std::string dmesg_boot_marker(const std::string& variant, uint64_t trial) {
   return s;
 }
 
+void append_dmesg_text(std::string& out, const std::string& text) {
+  static const char* const kHex = "0123456789abcdef";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+}
+
 void append_dmesg_trial(std::string& out, const TrialRequest& req, const TrialResult& res, double probe_start_s) {
   out += dmesg_boot_marker(req.variant->name, req.trial);
   out += '\n';
@@ -31,7 +45,7 @@ void append_dmesg_trial(std::string& out, const TrialRequest& req, const TrialRe
   for (const Event& e : res.recorder->events()) {
     if (e.kind != EventKind::message) continue;
     out += dmesg_prefix(probe_start_s, e.t_ps);
-    out += e.detail;
+    append_dmesg_text(out, e.detail);
     out += '\n';
   }
 }

@@ -28,6 +28,11 @@ std::string dmesg_boot_marker(const std::string& variant, uint64_t trial);
 /// must hold the trial's events.
 void append_dmesg_trial(std::string& out, const TrialRequest& req, const TrialResult& res, double probe_start_s);
 
+/// Appends `text` as dmesg prints a message: control characters (0x00-0x1f, 0x7f) as `\xNN`
+/// (lower-case hex), as dmesg(1) escapes unprintable bytes, so a scenario's text (a `name`, a
+/// `pci_address`) can never end the line and forge another one (issue 16 item 22).
+void append_dmesg_text(std::string& out, const std::string& text);
+
 /// "[    0.543457] " for a line printed `t_ps` after driver init, with driver init at
 /// `probe_start_s` seconds of the kernel's clock (boot.probe_start_s). printk's "[%5lu.%06lu] ".
 std::string dmesg_prefix(double probe_start_s, int64_t t_ps);

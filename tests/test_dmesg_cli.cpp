@@ -4,6 +4,7 @@
 // --dmesg read back with its variants apart. Runs the binary (NVMESIM_BINARY).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fcntl.h>
 #include <fstream>
@@ -229,4 +230,23 @@ TEST_CASE("dmesg: a log over 256 MiB (a --dmesg of 750k+ trials) is read - line 
   std::remove(big);
   CHECK(r.rc == 0);
   CHECK(r.out == "{\"dist\":\"empirical\",\"samples\":[\"76461000ns\"]}\n");
+}
+
+TEST_CASE("run --dmesg: control characters of a pci_address cannot forge a log line", "[dmesg][cli]") {
+  // Issue 16 item 22 (log injection): a pci_address holding "\n[    9.000000] ... queues" wrote
+  // a second queues line of its own, which nvmesim dmesg then read as the end of the probe.
+  write_file("dmesgcli_inj.json",
+             R"({"schema":"nvmesim.scenario/1","trials":1,"host":{"kernel":"5.6"},)"
+             R"("controllers":[{"pci_address":"0000:00:04.0\n[    9.000000] nvme nvme0: 16/0/0 default/read/poll queues\u007f"}]})");
+  REQUIRE(nvmesim::test::run_nvmesim("run dmesgcli_inj.json -q --dmesg dmesgcli_inj.dmesg") == 0);
+  const std::string sim = slurp("dmesgcli_inj.dmesg");
+  // One boot: the marker, nvme_init, the pci function line (escaped as dmesg escapes), the queues line.
+  CHECK(std::count(sim.begin(), sim.end(), '\n') == 4);
+  CHECK(sim.find("pci function 0000:00:04.0\\x0a[    9.000000] nvme nvme0: 16/0/0 default/read/poll queues\\x7f\n") !=
+        std::string::npos);
+  const Result r = run("dmesgcli_inj.dmesg --empirical", "inj");
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("\"samples\":[\"9") == std::string::npos);  // not the forged 9 s line
+  std::remove("dmesgcli_inj.json");
+  std::remove("dmesgcli_inj.dmesg");
 }
