@@ -2,61 +2,75 @@
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "cli/file_kind.hpp"
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
-#include "core/json_text.hpp"
-#include "tools/dmesg_reader.hpp"
+#include "tools/dmesg_report.hpp"
 
 namespace po = boost::program_options;
 
 namespace nvmesim {
 
-int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts(
       "Usage: nvmesim dmesg LOG... [options]\n\n"
-      "Reads real kernel logs and prints the intervals from each line matching --from to the next\n"
-      "line matching --to, per controller (nvmeN), as JSON (nvmesim.dmesg/1). Logs may repeat the\n"
-      "probe (module reloads, concatenated boots). Accepted line formats: dmesg ([  0.543457] ...),\n"
+      "Reads kernel logs and prints the intervals from each line matching --from to the next line\n"
+      "matching --to, per controller (nvmeN), as JSON (nvmesim.dmesg/2): every interval, then one\n"
+      "summary per log, per variant (the boot markers of `nvmesim run --dmesg`) and per controller.\n"
+      "Logs may repeat the probe (module reloads, concatenated boots); intervals over which the time\n"
+      "goes backwards are skipped with a warning. A log in which no interval is found is an error.\n"
+      "Logs are read line by line: any size. Accepted line formats: dmesg ([  0.543457] ...),\n"
       "dmesg -r, /dev/kmsg, kern.log/syslog, journalctl -k -o short-monotonic or short-iso-precise,\n"
       "dmesg --time-format=iso; lines without a time are skipped.\n\nOptions");
   opts.add_options()
       ("help,h", "this help")
       ("from", po::value<std::string>()->default_value(kDmesgDefaultFrom),
-       "start of an interval: ECMAScript regular expression searched in the message (default: driver "
-       "init, or the probe's pci function line)")
+       "start of an interval: regular expression (RE2 syntax, linear time) searched in the message "
+       "(default: driver init, or the probe's pci function line)")
       ("to", po::value<std::string>()->default_value(kDmesgDefaultTo),
        "end of an interval (default: the probe's queues line)")
+      ("variant", po::value<std::string>()->value_name("NAME"),
+       "only the boots of this variant (logs written by nvmesim run --dmesg)")
+      ("pool", "also summarise all logs together (\"pooled\", per variant)")
       ("out,o", po::value<std::string>(), "write the JSON to this file (atomically) instead of stdout")
       ("empirical", "print only the durations as an empirical distribution in scenario syntax, e.g. for "
-                    "--set /host/init_to_probe=\"$(nvmesim dmesg LOG --from ... --to ... --empirical)\"");
+                    "--set /host/init_to_probe=\"$(nvmesim dmesg LOG --from ... --to ... --empirical)\"; "
+                    "one log (or --pool), one variant (or --variant)");
   const auto vm = parse_command(args, opts, "log");
   if (vm.count("help")) {
     out << opts
         << "\nExamples:\n"
            "  nvmesim dmesg /var/log/kern.log\n"
            "  nvmesim dmesg reload-32q-msleep100.dmesg --from nvme_init --to queues\n"
-           "  nvmesim dmesg boot.dmesg --from 'pci function' --to queues -o real.json\n";
+           "  nvmesim dmesg boot-*.dmesg --from 'pci function' --to queues --pool -o real.json\n"
+           "  nvmesim run --dmesg sim.dmesg && nvmesim dmesg sim.dmesg --variant '5.7 usleep_range(1000, 2000)'\n";
     return kExitOk;
   }
   if (!vm.count("log")) throw InputError("dmesg needs at least one LOG file");
-  const std::string from = vm["from"].as<std::string>();
-  const std::string to = vm["to"].as<std::string>();
-  std::vector<DmesgParse> parses;
-  for (const auto& path : vm["log"].as<std::vector<std::string>>()) {
-    const std::string text = read_text_file(path, 256u << 20);
+  DmesgReportOptions o;
+  o.from = vm["from"].as<std::string>();
+  o.to = vm["to"].as<std::string>();
+  if (vm.count("variant")) o.variant = vm["variant"].as<std::string>();
+  o.pool = vm.count("pool") > 0;
+  o.empirical = vm.count("empirical") > 0;
+  const auto logs = vm["log"].as<std::vector<std::string>>();
+  if (o.empirical && logs.size() > 1 && !o.pool)
+    throw InputError("--empirical gives one distribution but " + std::to_string(logs.size()) +
+                     " logs were given: add --pool to pool their intervals, or give one log");
+  DmesgReport report(o);
+  for (const auto& path : logs) require_file_kind(path, {FileKind::kernel_log}, "a kernel log");
+  for (const auto& path : logs) {
     // Outputs name the log by its file name only (no paths in outputs).
     const size_t slash = path.rfind('/');
-    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-    parses.push_back(parse_dmesg_text(text, name, from, to));
+    report.add_file(path, slash == std::string::npos ? path : path.substr(slash + 1), err);
   }
-  const std::string text = vm.count("empirical") ? dmesg_empirical(parses).dump() + "\n"
-                                                 : dump_dmesg_json(dmesg_json(parses, from, to));
   if (vm.count("out")) {
     AtomicFile f(vm["out"].as<std::string>());
-    f.write(text);
+    report.write([&](const char* d, size_t n) { f.write(d, n); });
     f.commit();
   } else {
-    out << text;
+    // The whole output is ready (spooled) before the first byte reaches stdout.
+    report.write([&](const char* d, size_t n) { out.write(d, static_cast<std::streamsize>(n)); });
   }
   return kExitOk;
 }

@@ -5,6 +5,7 @@
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
 #include "cli/default_scenario.hpp"
+#include "cli/file_kind.hpp"
 #include "cli/options.hpp"
 #include "core/signals.hpp"
 #include "engine/runner.hpp"
@@ -94,6 +95,31 @@ RunOptions run_options(const po::variables_map& vm) {
   return ro;
 }
 
+// A trial selection that selects nothing is an error, never an empty or missing output
+// (issue 10 item 8): --trace-trials/--dmesg-trials without their output, or selecting no trial
+// of 0 .. trials-1; --detail-trials N > 0 without a .json timeline (--out F.json) to put them in.
+void check_selections(const po::variables_map& vm, const RunOptions& ro, uint64_t trials) {
+  const std::string range = trials == 1 ? "trial 0" : "trials 0-" + std::to_string(trials - 1);
+  auto check = [&](const char* opt, const char* out, bool has_out, const TrialSelection& sel) {
+    if (vm[opt].defaulted()) return;
+    if (!has_out)
+      throw InputError(std::string("--") + opt + " " + sel.text() + ": selects trials for --" + out +
+                       ", which is not given; add --" + out + " FILE or leave --" + opt + " out");
+    if (!sel.any_below(trials))
+      throw InputError(std::string("--") + opt + " " + sel.text() + ": selects no trial of this run (" +
+                       std::to_string(trials) + " per variant: " + range + "); nothing would be written to --" +
+                       out);
+  };
+  check("trace-trials", "trace", !ro.trace_path.empty(), ro.trace_trials);
+  check("dmesg-trials", "dmesg", !ro.dmesg_path.empty(), ro.dmesg_trials);
+  if (!vm["detail-trials"].defaulted() && ro.detail_trials > 0 &&
+      (ro.out_path.empty() || ro.format != OutputFormat::json))
+    throw InputError("--detail-trials " + std::to_string(ro.detail_trials) +
+                     ": events and dmesg lines are kept only in a json timeline, and this run writes " +
+                     (ro.out_path.empty() ? std::string("none (no --out)") : "jsonl to " + ro.out_path) +
+                     "; add --out FILE.json or leave --detail-trials out");
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
@@ -109,9 +135,11 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   std::vector<std::string> files;
   if (vm.count("scenario")) files = vm["scenario"].as<std::vector<std::string>>();
   if (files.size() > 1) throw InputError("run takes one scenario file, not " + std::to_string(files.size()));
+  if (!files.empty()) require_file_kind(files[0], {FileKind::scenario}, "a scenario");
   const Scenario sc = files.empty() ? load_scenario_text(kDefaultScenarioText, kDefaultScenarioName, lo)
                                     : load_scenario_file(files[0], lo);
   const RunOptions ro = run_options(vm);
+  check_selections(vm, ro, sc.trials);
   StopSignals stop_signals;  // SIGINT/SIGTERM stop between trials: exit 130/143, no partial file
   const RunReport rep = run_scenario(sc, ro);
   if (stop_requested()) throw Interrupted(stop_signal());  // after the last trial: output complete

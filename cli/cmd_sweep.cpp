@@ -3,6 +3,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "cli/file_kind.hpp"
 #include "cli/options.hpp"
 #include "core/errors.hpp"
 #include "sweep/run.hpp"
@@ -48,6 +49,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (j < 1 || j > 1024) throw InputError("--jobs: must be from 1 to 1024");
     ro.jobs = static_cast<unsigned>(j);
   }
+  require_file_kind(files[0], {FileKind::sweep}, "a sweep file");
   const Sweep sw = load_sweep_file(files[0]);
   if (vm.count("list")) {
     for (const auto& p : sw.points) {
@@ -87,7 +89,17 @@ int cmd_merge(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   if (!vm.count("dir")) throw InputError("merge needs at least one sweep folder DIR");
   if (!vm.count("out")) throw InputError("merge needs --out FILE.json");
-  return merge_sweeps(vm["dir"].as<std::vector<std::string>>(), vm["out"].as<std::string>(), err);
+  const auto dirs = vm["dir"].as<std::vector<std::string>>();
+  for (const auto& d : dirs) {
+    const FileKind k = sniff_file_kind(d);
+    if (k == FileKind::missing)
+      throw InputError::in_source(d, "no such folder; merge takes the folders that 'nvmesim sweep SWEEP.json --out DIR' wrote");
+    if (k == FileKind::folder)
+      throw InputError::in_source(d, "not a sweep folder (it has neither manifest.json nor points/); merge takes the "
+                                     "folders that 'nvmesim sweep SWEEP.json --out DIR' wrote");
+    require_file_kind(d, {FileKind::sweep_folder, FileKind::other}, "a sweep folder");
+  }
+  return merge_sweeps(dirs, vm["out"].as<std::string>(), err);
 }
 
 }  // namespace nvmesim

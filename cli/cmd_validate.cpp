@@ -4,6 +4,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "cli/file_kind.hpp"
 #include "cli/options.hpp"
 #include "core/json_text.hpp"
 #include "scenario/scenario.hpp"
@@ -27,6 +28,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   int rc = kExitOk;
   for (const auto& f : vm["file"].as<std::vector<std::string>>()) {
     try {
+      require_file_kind(f, {FileKind::scenario, FileKind::sweep}, "a scenario or sweep file");
       // A sweep file (schema nvmesim.sweep/1) is validated as a sweep: every point's scenario.
       const std::string text = read_text_file(f);
       bool is_sweep = false;

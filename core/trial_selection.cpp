@@ -49,4 +49,12 @@ bool TrialSelection::contains(uint64_t trial) const {
   return false;
 }
 
+bool TrialSelection::any_below(uint64_t n) const {
+  if (n == 0) return false;
+  if (all_) return true;
+  for (const auto& [a, b] : ranges_)
+    if (a < n) return true;
+  return false;
+}
+
 }  // namespace nvmesim

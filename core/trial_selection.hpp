@@ -15,6 +15,8 @@ class TrialSelection {
   /// Throws InputError("OPTION: \"TEXT\": ...; allowed: ...") for anything else.
   static TrialSelection parse(const std::string& text, const std::string& option);
   bool contains(uint64_t trial) const;
+  /// True when at least one of trials 0 .. n-1 is selected ("none" and lists beyond n: false).
+  bool any_below(uint64_t n) const;
   bool all() const { return all_; }
   const std::string& text() const { return text_; }
 

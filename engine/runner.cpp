@@ -108,7 +108,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
     if (trace && opt.trace_trials.contains(req.trial)) trace->add_trial(req, res);
     if (dmesg_file && opt.dmesg_trials.contains(req.trial)) {
       buf.clear();
-      append_dmesg_trial(buf, res, sc.probe_start_s);
+      append_dmesg_trial(buf, req, res, sc.probe_start_s);
       dmesg_file->write(buf);
     }
     if (req.trial + 1 == sc.trials) finish_variant(req.variant_index);

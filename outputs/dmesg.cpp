@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/json_text.hpp"
+
 namespace nvmesim {
 
 std::string dmesg_prefix(double probe_start_s, int64_t t_ps) {
@@ -13,14 +15,37 @@ std::string dmesg_prefix(double probe_start_s, int64_t t_ps) {
   return buf;
 }
 
-void append_dmesg_trial(std::string& out, const TrialResult& res, double probe_start_s) {
+std::string dmesg_boot_marker(const std::string& variant, uint64_t trial) {
+  std::string s = "# nvmesim boot {\"variant\":";
+  append_json_string(s, variant);
+  s += ",\"trial\":" + std::to_string(trial) + "}";
+  return s;
+}
+
+void append_dmesg_text(std::string& out, const std::string& text) {
+  static const char* const kHex = "0123456789abcdef";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+}
+
+void append_dmesg_trial(std::string& out, const TrialRequest& req, const TrialResult& res, double probe_start_s) {
+  out += dmesg_boot_marker(req.variant->name, req.trial);
+  out += '\n';
   out += dmesg_prefix(probe_start_s, 0);
   out += kDmesgInitLine;
   out += '\n';
   for (const Event& e : res.recorder->events()) {
     if (e.kind != EventKind::message) continue;
     out += dmesg_prefix(probe_start_s, e.t_ps);
-    out += e.detail;
+    append_dmesg_text(out, e.detail);
     out += '\n';
   }
 }

@@ -14,13 +14,24 @@ namespace nvmesim {
 /// takes no time, hence "after 0 usecs".
 inline constexpr const char* kDmesgInitLine = "initcall nvme_init+0x0/0x5b returned 0 after 0 usecs";
 
-/// Appends one trial: the driver-init line at time 0, then every kernel message of the trial
+/// The comment line that starts each simulated boot in --dmesg: `# nvmesim boot {"variant":
+/// NAME, "trial": N}` (JSON after the prefix, so a variant name cannot break out of it);
+/// `nvmesim dmesg` reads it to keep the variants apart (tools/dmesg_reader.hpp, kDmesgBootMarker).
+std::string dmesg_boot_marker(const std::string& variant, uint64_t trial);
+
+/// Appends one trial: its boot marker (dmesg_boot_marker of `req`'s variant and trial), the
+/// driver-init line at time 0, then every kernel message of the trial
 /// (the `message` events: pci function, queues line, failures such as "Device not ready; aborting
 /// initialisation, CSTS=0x0" and "Removing after probe failure status: -19"), each prefixed with
 /// printk's "[%5lu.%06lu] " time: `probe_start_s` (boot.probe_start_s) plus the trial time. Each
 /// trial is one boot, so every trial's times start again at probe_start_s. The recorder of `res`
 /// must hold the trial's events.
-void append_dmesg_trial(std::string& out, const TrialResult& res, double probe_start_s);
+void append_dmesg_trial(std::string& out, const TrialRequest& req, const TrialResult& res, double probe_start_s);
+
+/// Appends `text` as dmesg prints a message: control characters (0x00-0x1f, 0x7f) as `\xNN`
+/// (lower-case hex), as dmesg(1) escapes unprintable bytes, so a scenario's text (a `name`, a
+/// `pci_address`) can never end the line and forge another one (issue 16 item 22).
+void append_dmesg_text(std::string& out, const std::string& text);
 
 /// "[    0.543457] " for a line printed `t_ps` after driver init, with driver init at
 /// `probe_start_s` seconds of the kernel's clock (boot.probe_start_s). printk's "[%5lu.%06lu] ".

@@ -26,12 +26,21 @@ DESCRIPTION = ("Paired per-trial deltas against the baseline variant: histogram,
                "interval of the median (%d resamples by default, fixed seed %d)." % (RESAMPLES, SEED))
 
 
-def bootstrap_median_ci(deltas, resamples, seed):
-    """Percentile bootstrap 95% interval of the median (numpy Generator PCG64 with a fixed seed)."""
+def bootstrap_median_ci(dist, resamples, seed):
+    """Percentile bootstrap 95% interval of the median (numpy Generator PCG64 with a fixed seed).
+    Exact deltas (up to plotlib.Dist.EXACT) are resampled themselves; above, the counts of 2048
+    equal bins are resampled (multinomial), each median read within a bin: memory by bins."""
     rng = np.random.default_rng(seed)
-    d = np.asarray(deltas, dtype=float)
-    idx = rng.integers(0, len(d), size=(resamples, len(d)))
-    meds = np.median(d[idx], axis=1)
+    if dist.values is not None:
+        d = np.asarray(dist.values, dtype=float)
+        idx = rng.integers(0, len(d), size=(resamples, len(d)))
+        meds = np.median(d[idx], axis=1)
+    else:
+        counts, edges = dist.histogram(2048)
+        centers = (edges[:-1] + edges[1:]) / 2
+        draws = rng.multinomial(dist.n, counts / counts.sum(), size=resamples)
+        cum = np.cumsum(draws, axis=1)
+        meds = centers[np.argmax(cum >= (dist.n + 1) / 2, axis=1)]
     return float(np.percentile(meds, 2.5)), float(np.percentile(meds, 97.5))
 
 
@@ -43,54 +52,59 @@ def add_args(ap):
     ap.add_argument("--resamples", type=int, default=RESAMPLES, help=f"bootstrap resamples (default {RESAMPLES})")
 
 
-def paired_deltas(v, base, metric):
-    """Per-trial deltas of variant v against the baseline trials `base` (by index), where both succeeded."""
-    deltas = []
-    for t in v["trials"]:
-        b = base.get(t["trial"])
-        if b is not None and t.get("status") == "ok" and b.get("status") == "ok":
-            deltas.append(plotlib.trial_value_ms(t, metric) - plotlib.trial_value_ms(b, metric))
-    return deltas
+def paired_deltas(path, base, others, metric):
+    """{variant: plotlib.Dist of its per-trial deltas against `base`}, over the trials that
+    succeeded under both; the trials are read side by side, never kept."""
+    key = metric[:-3] + "_ns"
+
+    def stream():
+        for _k, b, recs in plotlib.paired(path, base, others):
+            if b.get("status") != "ok":
+                continue
+            for v, t in zip(others, recs):
+                if t.get("status") == "ok":
+                    yield v, (t[key] - b[key]) / 1e6
+    return plotlib.collect(stream)
 
 
-def draw_panel(ax, deltas, a, title):
+def draw_panel(ax, dist, a, title):
     """One variant's histogram, median, interval of the median and the zero line."""
-    med = float(np.median(deltas))
-    lo, hi = bootstrap_median_ci(deltas, a.resamples, SEED)
-    ax.hist(deltas, bins=a.bins, color="#4477aa", alpha=0.8)
+    med = dist.quantile(0.5)
+    lo, hi = bootstrap_median_ci(dist, a.resamples, SEED)
+    counts, edges = dist.histogram(a.bins)
+    ax.stairs(counts, edges, fill=True, color="#4477aa", alpha=0.8, label="_nolegend_")
     ax.axvspan(lo, hi, color="#ee6677", alpha=0.25, label=f"95% interval of the median [{lo:.3f}, {hi:.3f}]")
     ax.axvline(med, color="#ee6677", linewidth=2, label=f"median {med:+.3f} ms")
-    span = max(deltas) - min(deltas)
-    if min(deltas) - 0.2 * span <= 0 <= max(deltas) + 0.2 * span:
+    span = dist.hi - dist.lo
+    if dist.lo - 0.2 * span <= 0 <= dist.hi + 0.2 * span:
         ax.axvline(0, color="black", linewidth=0.8, linestyle=":", label="no change")
     ax.set_title(title, fontsize=9)
     ax.set_xlabel(f"per-trial delta of {a.metric} (ms)")
     ax.set_ylabel("trials")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # beside, not over, the bars
     ax.grid(True, alpha=0.3)
 
 
 def draw(a):
-    run = plotlib.load_run(a.run)
     if a.bins < 1 or a.resamples < 100:
         raise plotlib.InputProblem("--bins must be >= 1 and --resamples >= 100")
-    variants = run["variants"]
-    names = [v["name"] for v in variants]
-    if len(variants) < 2:
-        raise plotlib.InputProblem(f"{a.run}: needs at least two variants to pair, found {len(variants)}")
+    info = plotlib.run_info(a.run)
+    names = info["variants"]
+    if len(names) < 2:
+        raise plotlib.InputProblem(f"{a.run}: needs at least two variants to pair, found {len(names)}")
     base_name = a.baseline if a.baseline is not None else names[0]
     if base_name not in names:
         raise plotlib.InputProblem(f"--baseline {base_name!r}: no such variant; variants: {', '.join(names)}")
-    base = {t["trial"]: t for t in variants[names.index(base_name)]["trials"]}
-    others = [v for v in variants if v["name"] != base_name]
+    others = [v for v in names if v != base_name]
+    dists = paired_deltas(a.run, base_name, others, a.metric)
 
-    fig, axes = plt.subplots(len(others), 1, figsize=(7.5, 3.2 * len(others)), squeeze=False)
+    fig, axes = plt.subplots(len(others), 1, figsize=(9.5, 3.2 * len(others)), squeeze=False)
     for ax, v in zip(axes[:, 0], others):
-        deltas = paired_deltas(v, base, a.metric)
-        if not deltas:
-            raise plotlib.InputProblem(f"{a.run}: no trial succeeded under both {v['name']!r} and {base_name!r}")
-        draw_panel(ax, deltas, a, f"{v['name']}  minus  {base_name}  (paired, n={len(deltas)})")
-    fig.suptitle(run["scenario"])
+        if v not in dists:
+            raise plotlib.InputProblem(f"{a.run}: no trial succeeded under both {v!r} and {base_name!r}")
+        draw_panel(ax, dists[v], a, f"{v}  minus  {base_name}  (paired, n={dists[v].n})")
+    fig.suptitle(info["scenario"])
+    fig.tight_layout()
     return fig
 
 

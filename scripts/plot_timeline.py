@@ -33,23 +33,25 @@ def add_args(ap):
     ap.add_argument("--variant", default="0", help="variant name or index (default 0, the baseline)")
 
 
-def pick_trial(run, a):
-    """The variant and the trial with its events, or InputProblem saying what to do."""
-    names = [v["name"] for v in run["variants"]]
+def pick_trial(a):
+    """The run's scenario name, the variant's name and the trial with its events (read by
+    streaming: only that trial is kept), or InputProblem saying what to do."""
+    info = plotlib.run_info(a.run)
+    names = info["variants"]
     if a.variant in names:
-        var = run["variants"][names.index(a.variant)]
+        name = a.variant
     elif a.variant.isdigit() and int(a.variant) < len(names):
-        var = run["variants"][int(a.variant)]
+        name = names[int(a.variant)]
     else:
         raise plotlib.InputProblem(f"--variant {a.variant!r}: no such variant; variants: "
                                    + ", ".join(f"{i} {n!r}" for i, n in enumerate(names)))
-    trial = next((t for t in var["trials"] if t["trial"] == a.trial), None)
+    trial = plotlib.find_trial(a.run, name, a.trial)
     if trial is None:
-        raise plotlib.InputProblem(f"--trial {a.trial}: {a.run} has no such trial in {var['name']!r}")
+        raise plotlib.InputProblem(f"--trial {a.trial}: {a.run} has no such trial in {name!r}")
     if "events" not in trial:
-        raise plotlib.InputProblem(f"trial {a.trial} of {var['name']!r} has no events in {a.run}: rerun nvmesim run "
+        raise plotlib.InputProblem(f"trial {a.trial} of {name!r} has no events in {a.run}: rerun nvmesim run "
                                    f"with --detail-trials {a.trial + 1} (or more) and --out FILE.json")
-    return var, trial
+    return info["scenario"], name, trial
 
 
 def draw_phases(ax, y, phases, end_ms):
@@ -110,8 +112,7 @@ def draw_states(ax, y, states, end_ms):
 
 
 def draw(a):
-    run = plotlib.load_run(a.run)
-    var, trial = pick_trial(run, a)
+    scenario, var_name, trial = pick_trial(a)
     events, phases = trial["events"], trial.get("phases", [])
     ctrls = sorted({e["ctrl"] for e in events} | {p["ctrl"] for p in phases})
     end_ms = max([trial["critical_path_ns"] / 1e6] + [(e["t_ns"] + e.get("dur_ns", 0)) / 1e6 for e in events])
@@ -128,7 +129,7 @@ def draw(a):
     ax.set_xlim(0, end_ms * 1.01)
     ax.set_xlabel("time from driver init (ms)")
     ax.grid(True, axis="x", alpha=0.3)
-    ax.set_title(f"{run['scenario']}: {var['name']}, trial {a.trial} ({trial['status']}, probe "
+    ax.set_title(f"{scenario}: {var_name}, trial {a.trial} ({trial['status']}, probe "
                  f"{trial['probe_ns'] / 1e6:.3f} ms)", fontsize=9)
     if labelled:
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=6, fontsize=7, frameon=False)

@@ -5,7 +5,8 @@
 # Runs apt-get as root (through sudo when not root). Nothing else is downloaded.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev libboost-program-options-dev
-          nlohmann-json3-dev catch2 python3 python3-matplotlib python3-numpy)
+          nlohmann-json3-dev libre2-dev catch2 python3 python3-matplotlib python3-numpy
+          python3-ijson)   # python3-ijson: streams .json run outputs in scripts/plotlib.py
 test_packages=(
   gtkwave                          # its vcd2fst checks that --vcd output loads (tests/CMakeLists.txt)
   clang-14 libclang-rt-14-dev      # the asan preset and the libFuzzer targets (scripts/fuzz.sh)

@@ -128,17 +128,64 @@ TEST_CASE("a failed probe does not join two reloads - unmatched and untimed line
   CHECK(parse_dmesg_text("", "e").intervals.empty());
 }
 
-TEST_CASE("nvmesim.dmesg/1 document - empirical samples in scenario syntax", "[dmesg]") {
-  const auto p = parse_dmesg_text(cases("reload-32q-msleep100.dmesg"), "reload-32q-msleep100.dmesg", "nvme_init",
-                                  "queues");
-  const auto doc = dmesg_json({p}, "nvme_init", "queues");
-  CHECK(doc["schema"] == "nvmesim.dmesg/1");
-  CHECK(doc["intervals"].size() == 5);
-  CHECK(doc["intervals"][0]["start_ns"] == 714456099000LL);
-  CHECK(doc["intervals"][0]["duration_ms"] == 76.461);
-  // Mean of the five: (76.461 + 79.041 + 71.366 + 70.107 + 70.793) / 5 = 73.5536 (README: 73.55).
-  CHECK(doc["summary"]["mean"].get<double>() == Approx(73.5536));
-  CHECK(doc["empirical"]["samples"][0] == "76461000ns");
-  // The document parses back as JSON from its one-interval-per-line text.
-  CHECK(nlohmann::ordered_json::parse(dump_dmesg_json(doc)) == doc);
+TEST_CASE("time going backwards: the open interval is skipped with a warning - never negative", "[dmesg]") {
+  // Issue 16 item 20 (attack 75): 10.000 -> 6.000 s gave an interval of -4000 ms.
+  const std::string log =
+      "[   10.000000] nvme_init 1\n"
+      "[    6.000000] nvme nvme0: 32/0/0 default/read/poll queues\n"
+      "[    7.000000] nvme_init 1\n"
+      "[    7.070000] nvme nvme0: 32/0/0 default/read/poll queues\n";
+  const auto p = parse_dmesg_text(log, "back.log");
+  check_ms(p, {70.0});  // only 7.070 - 7.000; the 10 -> 6 pair is dropped
+  CHECK(p.backwards == 1);
+  CHECK(p.unmatched_to == 1);  // the 6.000 queues line finds nothing open
+  REQUIRE(p.warnings.size() == 1);
+  CHECK_THAT(p.warnings[0], Catch::Contains("back.log: line 2: the time goes backwards (line 1 is later)"));
+  // A backwards step with nothing open (a new boot starting with its init line) warns of nothing.
+  const auto q = parse_dmesg_text(
+      "[ 9.0] nvme_init\n[ 9.5] nvme nvme0: 1/0/0 default/read/poll queues\n[ 1.0] nvme_init\n"
+      "[ 1.25] nvme nvme0: 1/0/0 default/read/poll queues\n", "q");
+  check_ms(q, {500.0, 250.0});
+  CHECK(q.warnings.empty());
+  CHECK(q.backwards == 0);
+}
+
+TEST_CASE("boot markers of run --dmesg: each boot its variant and trial - the clock may restart", "[dmesg]") {
+  const std::string log =
+      "# nvmesim boot {\"variant\":\"5.6\",\"trial\":0}\n"
+      "[    1.000000] initcall nvme_init+0x0/0x5b returned 0 after 0 usecs\n"
+      "[    1.216000] nvme nvme0: 1/0/0 default/read/poll queues\n"
+      "# nvmesim boot {\"variant\":\"5.7\",\"trial\":0}\n"
+      "[    1.000000] initcall nvme_init+0x0/0x5b returned 0 after 0 usecs\n"
+      "[    1.006000] nvme nvme0: 1/0/0 default/read/poll queues\n"
+      "# nvmesim boot {\"variant\":\"5.7\",\"trial\":1}\n"
+      "[    1.000000] initcall nvme_init+0x0/0x5b returned 0 after 0 usecs\n";
+  const auto p = parse_dmesg_text(log, "sim.dmesg");
+  check_ms(p, {216.0, 6.0});
+  CHECK(p.intervals[0].variant == "5.6");
+  CHECK(p.intervals[1].variant == "5.7");
+  CHECK(p.intervals[1].trial == 0);
+  CHECK(p.intervals[1].from_line == 5);
+  CHECK(p.unclosed == 1);        // trial 1 never printed its queues line
+  CHECK(p.warnings.empty());     // markers restart the clock without a warning
+  CHECK(p.backwards == 0);
+  // A marker that is not ours is an input error naming the line (forged or cut markers).
+  CHECK_THROWS_WITH(parse_dmesg_text("# nvmesim boot {\"variant\":5}\n", "m.dmesg"),
+                    Catch::Contains("m.dmesg: line 1: a boot marker must be"));
+}
+
+TEST_CASE("RE2 patterns: a pathological --from is linear - bad and non-UTF-8 patterns are input errors",
+          "[dmesg]") {
+  // Issue 16 item 6 (attack 80): '(a*)*b' backtracks exponentially in std::regex (past 30 s on 40
+  // characters); RE2 answers in linear time. 1000 characters: any backtracking matcher never ends.
+  const std::string line = "[    1.000000] " + std::string(1000, 'a') + "\n";
+  const auto p = parse_dmesg_text(line + line, "a.dmesg", "(a*)*b", "queues");
+  CHECK(p.intervals.empty());
+  CHECK(p.timed_lines == 2);
+  CHECK(parse_dmesg_text("[ 1.0] xaaab\n[ 2.0] queues\n", "b", "(a*)*b", "queues").intervals.size() == 1);
+  CHECK_THROWS_WITH(parse_dmesg_text("", "e", "(", "queues"), Catch::StartsWith("--from: \"(\" is not a valid"));
+  CHECK_THROWS_WITH(parse_dmesg_text("", "e", "x", "\xff"), Catch::StartsWith("--to: the pattern is not valid UTF-8"));
+  CHECK(is_valid_utf8("ascii, caf\xc3\xa9, \xe2\x82\xac, \xf0\x9f\x98\x80"));
+  for (const char* bad : {"\xff", "\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\xe2\x82"})
+    CHECK_FALSE(is_valid_utf8(bad));
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """CTest driver for the plot scripts (tests/CMakeLists.txt registers one test per script):
 each script runs on an output of a shipped scenario (made here with the nvmesim binary) and must
-write a non-empty PNG and SVG; wrong input must give a clear error and exit status 2.
+write a non-empty PNG and SVG; wrong input must give a clear error and exit status 2. What is
+drawn is checked on the figure itself (plotlib.last_figure): each line's data against values read
+here from the run's own records, legend entries and their order, marker colours against their
+variant, legends and titles clear of the data and of each other.
 
   test_plots.py SCRIPT --nvmesim BIN --source DIR --shared DIR --work DIR
 """
@@ -13,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+import re
 import sys
 import types
 
@@ -56,6 +60,174 @@ def check_image(path):
     return data
 
 
+def figure():
+    """The figure the last in-process plot drew (plotlib.last_figure), drawn once for extents."""
+    import plotlib
+    fig = plotlib.last_figure
+    fig.canvas.draw()
+    return fig
+
+
+def check(cond, msg):
+    if not cond:
+        sys.stderr.write(f"FAILED: {msg}\n")
+        sys.exit(1)
+
+
+def overlaps(a, b):
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def check_clear(fig):
+    """Legends sit outside every axes; the texts (titles, axis labels, legends) do not overlap."""
+    r = fig.canvas.get_renderer()
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+    check(legends, "no legend")
+    for lg in legends:
+        for ax in fig.axes:
+            check(not overlaps(lg.get_window_extent(r), ax.get_window_extent(r)), "a legend covers an axes")
+    texts = [fig._suptitle] if fig._suptitle else []
+    for ax in fig.axes:
+        texts += [t for t in (ax.title, ax.xaxis.label, ax.yaxis.label) if t.get_text()]
+    boxes = [t.get_window_extent(r) for t in texts] + [lg.get_window_extent(r) for lg in legends]
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            check(not overlaps(boxes[i], boxes[j]), f"labels overlap: {i} and {j}")
+
+
+def legend_texts(fig):
+    return [t.get_text() for lg in fig.legends for t in lg.get_texts()]
+
+
+def trial_values(path, metric="probe_ns"):
+    """{variant: [value in ms of each ok trial]} read here from the run's own .json timeline."""
+    with open(path) as f:
+        doc = json.load(f)
+    return {v["name"]: [t[metric] / 1e6 for t in v["trials"] if t["status"] == "ok"] for v in doc["variants"]}
+
+
+def check_probe(w, script, real):
+    """The AWS ECDF: one panel per variant (6 ms beside 217 ms), each line the run's own trials."""
+    run([PY, script, w("aws.json"), "--real", real, "--real-variant", "aws-c5.12xlarge-msleep100.dmesg=5.6",
+         "--real-variant", "aws-c5.12xlarge-usleep_range.dmesg=5.7", "-o", w("p.png")])
+    fig = figure()
+    vals = trial_values(w("aws.json"))
+    names = list(vals)
+    check(len(fig.axes) == 2, f"{len(fig.axes)} panels, wanted one per variant")
+    for ax, name in zip(fig.axes, names):
+        steps = [l for l in ax.get_lines() if l.get_gid() is None]
+        check(len(steps) == 1, f"panel {name}: {len(steps)} ECDF lines")
+        want = sorted(vals[name])
+        check(list(steps[0].get_xdata()) == want, f"panel {name}: the ECDF is not the run's trials")
+        n = len(want)
+        check(list(steps[0].get_ydata()) == [(i + 1) / n for i in range(n)], f"panel {name}: ECDF heights")
+        reals = [l for l in ax.get_lines() if l.get_gid() == "real"]
+        check(len(reals) == 1, f"panel {name}: {len(reals)} real-log series")
+        check(reals[0].get_color() == steps[0].get_color(), f"panel {name}: the real log is not in its variant's colour")
+    # cases/README.md: 217.242 ms (5.6) and 6.369 ms (5.7), drawn at (1 - 0.5) / 1.
+    check(list(fig.axes[0].get_lines()[-1].get_xdata()) == [217.242], "5.6 real-log point")
+    check(list(fig.axes[1].get_lines()[-1].get_xdata()) == [6.369], "5.7 real-log point")
+    texts = legend_texts(fig)
+    order = [names[0], "real log aws-c5.12xlarge-msleep100.dmesg", names[1], "real log aws-c5.12xlarge-usleep_range"]
+    check(len(texts) == 4 and all(t.startswith(o) for t, o in zip(texts, order)), f"legend entries {texts}")
+    # The p50 in the legend is the type-7 median of the trials (50 trials: mean of the 25th and 26th).
+    w0 = sorted(vals[names[0]])
+    check(f"p50 {(w0[24] + w0[25]) / 2:.4g}" in texts[0], f"legend p50 of {texts[0]}")
+    with open(w("aws.json")) as f:
+        pd = json.load(f)["paired"][0]["delta_ms"]["p50"]
+    title = fig._suptitle.get_text()
+    check(title == f"5.6 -> 5.7: probe {pd:+.4g} ms (paired p50)", f"title {title!r}")
+    check_clear(fig)
+    # --layout single: one axes; a log not tied to a variant is drawn in its own colour.
+    run([PY, script, w("aws.json"), "--real", real, "--layout", "single", "-o", w("p1.png")])
+    fig = figure()
+    check(len(fig.axes) == 1, "single layout")
+    reals = [l for l in fig.axes[0].get_lines() if l.get_gid() == "real"]
+    check(len(reals) == 2 and all(l.get_color() == "#333333" for l in reals), "untied real logs' colour")
+    check_clear(fig)
+
+
+def check_deltas(w, script):
+    """The histogram holds every paired trial; the median line is the median of the deltas."""
+    run([PY, script, w("aws.json"), "-o", w("d.png")])
+    fig = figure()
+    vals = {}
+    with open(w("aws.json")) as f:
+        for v in json.load(f)["variants"]:
+            vals[v["name"]] = {t["trial"]: t for t in v["trials"]}
+    a, b = list(vals)
+    d = sorted((vals[b][k]["probe_ns"] - vals[a][k]["probe_ns"]) / 1e6 for k in vals[a]
+               if vals[a][k]["status"] == "ok" and vals[b].get(k, {}).get("status") == "ok")
+    ax = fig.axes[0]
+    bars = [p for p in ax.patches if type(p).__name__ == "StepPatch"]
+    check(len(bars) == 1 and sum(bars[0].get_data().values) == len(d), "histogram counts != paired trials")
+    med = (d[len(d) // 2 - 1] + d[len(d) // 2]) / 2 if len(d) % 2 == 0 else d[len(d) // 2]
+    lines = [l for l in ax.get_lines() if l.get_label().startswith("median")]
+    check(len(lines) == 1 and abs(lines[0].get_xdata()[0] - med) < 1e-9, "median line")
+    check_clear(fig)
+
+
+def synthetic_jsonl(path, n):
+    """A nvmesim.trials/1 file of n trials x 2 variants: baseline k ms + 100, other k ms / 2 + 7."""
+    with open(path, "w") as f:
+        f.write('{"record":"header","schema":"nvmesim.trials/1","scenario":{"name":"synthetic"}}\n')
+        for name, fn in (("a", lambda k: (100 + k) * 1000000), ("b", lambda k: (k * 500000) + 7000000)):
+            for k in range(n):
+                f.write('{"record":"trial","variant":"%s","trial":%d,"status":"ok","probe_ns":%d,'
+                        '"critical_path_ns":%d,"phases":[]}\n' % (name, k, fn(k), fn(k)))
+
+
+def check_streamed(w, script):
+    """Above plotlib.Dist.EXACT paired trials the deltas are binned, not kept: the median is still
+    the deltas' within a bin. Deltas b - a = (k/2 + 7) - (100 + k) = -93 - k/2 ms, k = 0..9999:
+    median -93 - 4999.5/2 = -2592.75 ms, span 4999.5 ms over 8192 bins (0.61 ms a bin)."""
+    synthetic_jsonl(w("syn.jsonl"), 10000)
+    run([PY, script, w("syn.jsonl"), "-o", w("syn.png")])
+    fig = figure()
+    lines = [l for l in fig.axes[0].get_lines() if l.get_label().startswith("median")]
+    check(abs(lines[0].get_xdata()[0] - (-2592.75)) < 0.62, f"binned median {lines[0].get_xdata()[0]}")
+    bars = [p for p in fig.axes[0].patches if type(p).__name__ == "StepPatch"]
+    check(sum(bars[0].get_data().values) == 10000, "binned histogram counts")
+
+
+def check_sweep(w, script):
+    """kernel x HZ x enable latency: --facet HZ gives one panel per HZ, colour by kernel; the
+    legend is sorted; each line is the merged summary's p50 at each enable latency, in ms."""
+    with open(w("merged.json")) as f:
+        doc = json.load(f)
+    run([PY, script, w("merged.json"), "--x", "/controllers/0/enable_latency", "--facet", "/host/hz",
+         "--real", "AWS 5.6=217.2", "--real", "5.7=6.2:6.6", "--logx", "-o", w("f.png")])
+    fig = figure()
+    check([ax.get_title() for ax in fig.axes] == ["HZ 100", "HZ 1000"], "facets sorted by value")
+    check(fig.axes[0].get_xlabel() == "enable latency (ms)", f"x label {fig.axes[0].get_xlabel()!r}")
+    texts = legend_texts(fig)
+    check(texts[:2] == ["kernel 5.6", "kernel 5.7"], f"legend {texts}")
+    check("measured AWS 5.6: 217.2 ms" in texts and "measured 5.7: 6.2-6.6 ms" in texts, f"--real in {texts}")
+    for ax, hz in zip(fig.axes, (100, 1000)):
+        for line, kernel in zip([l for l in ax.get_lines() if l.get_gid() is None], ("5.6", "5.7")):
+            want = sorted((plotlib_ms(p["parameters"]["/controllers/0/enable_latency"]),
+                           p["variants"][0]["summary"]["probe_ms"]["p50"]) for p in doc["points"]
+                          if p["parameters"]["/host/hz"] == hz and p["parameters"]["/host/kernel"] == kernel)
+            check(list(zip(line.get_xdata(), line.get_ydata())) == want, f"HZ {hz} kernel {kernel}: line data")
+    check_clear(fig)
+    # Without --facet: colour by kernel, line style by HZ; entries sorted numerically (100 < 1000).
+    run([PY, script, w("merged.json"), "--x", "/controllers/0/enable_latency", "-o", w("c.png")])
+    fig = figure()
+    lines = [l for l in fig.axes[0].get_lines() if l.get_gid() is None]
+    check([l.get_label() for l in lines] == ["kernel 5.6, HZ 100", "kernel 5.6, HZ 1000", "kernel 5.7, HZ 100",
+                                             "kernel 5.7, HZ 1000"], f"lines {[l.get_label() for l in lines]}")
+    check(lines[0].get_color() == lines[1].get_color() != lines[2].get_color(), "colour by kernel")
+    check(lines[0].get_linestyle() != lines[1].get_linestyle() and
+          lines[0].get_linestyle() == lines[2].get_linestyle(), "line style by HZ")
+    check_clear(fig)
+
+
+def plotlib_ms(text):
+    units = {"us": 1e-3, "ms": 1.0, "s": 1e3}
+    m = re.fullmatch(r"([0-9.]+)(us|ms|s)", text)
+    return float(m.group(1)) * units[m.group(2)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("script", choices=["probe", "deltas", "timeline", "sweep"])
@@ -97,12 +269,13 @@ def main():
         e = run([PY, script, bad, "-o", w("x.png")], expect=2)
         assert "nvmesim.timeline/1" in e.stderr, e.stderr
         e = run([PY, script, w("aws.json"), "--real", w("aws.json"), "-o", w("x.png")], expect=2)
-        assert "nvmesim.dmesg/1" in e.stderr, e.stderr
+        assert "nvmesim.dmesg/2" in e.stderr, e.stderr
         e = run([PY, script, w("aws.json"), "-o", w("x.pdf")], expect=2)
         assert ".png or .svg" in e.stderr, e.stderr
         # Same input, same bytes.
         run([PY, script, w("aws.json"), "--real", w("real.json"), "-o", w("p2.svg")])
         assert check_image(w("p.svg")) == check_image(w("p2.svg")), "SVG differs between two runs"
+        check_probe(w, script, w("real.json"))
     elif a.script == "deltas":
         for ext in ("png", "svg"):
             run([PY, script, w("aws.json"), "-o", w(f"d.{ext}")])
@@ -111,6 +284,8 @@ def main():
         assert "no such variant" in e.stderr, e.stderr
         e = run([PY, script, bad, "-o", w("x.png")], expect=2)
         assert "not an nvmesim run" in e.stderr, e.stderr
+        check_deltas(w, script)
+        check_streamed(w, script)
     elif a.script == "timeline":
         for ext in ("png", "svg"):
             run([PY, script, w("aws.json"), "--trial", "1", "--variant", "5.7 usleep_range(1000, 2000)",
@@ -126,8 +301,8 @@ def main():
             json.dump({"schema": "nvmesim.sweep/1", "name": "enable latency x kernel",
                        "base": os.path.join(a.source, "scenarios", "aws-c5.12xlarge.json"), "trials": 20,
                        "set": {"/variants": []},
-                       "grid": {"/host/kernel": ["5.6", "5.7"],
-                                "/controllers/0/enable_latency": ["100us", "1ms", "10ms"]}}, f)
+                       "grid": {"/host/kernel": ["5.6", "5.7"], "/host/hz": [1000, 100],
+                                "/controllers/0/enable_latency": ["10ms", "100us", "1ms"]}}, f)
         run([a.nvmesim, "sweep", w("s.sweep.json"), "--out", w("sweep-dir"), "--jobs", "2", "-q"])
         run([a.nvmesim, "merge", w("sweep-dir"), "--out", w("merged.json")])
         for ext in ("png", "svg"):
@@ -136,9 +311,10 @@ def main():
             check_image(w(f"s.{ext}"))
         run([PY, script, w("merged.json"), "--x", "/host/kernel", "-o", w("k.png")])
         check_image(w("k.png"))
-        e = run([PY, script, w("merged.json"), "--x", "/host/hz", "-o", w("x.png")], expect=2)
+        e = run([PY, script, w("merged.json"), "--x", "/host/tick", "-o", w("x.png")], expect=2)
         assert "not an axis" in e.stderr and "/host/kernel" in e.stderr, e.stderr
-        e = run([PY, script, bad, "--x", "/host/hz", "-o", w("x.png")], expect=2)
+        check_sweep(w, script)
+        e = run([PY, script, bad, "--x", "/host/tick", "-o", w("x.png")], expect=2)
         assert "merged sweep summary" in e.stderr, e.stderr
     print(f"plot_{a.script}.py: ok")
 

@@ -1,13 +1,11 @@
 #include "tools/dmesg_reader.hpp"
 
 #include <algorithm>
-#include <map>
-#include <optional>
-#include <regex>
+
+#include <nlohmann/json.hpp>
+#include <re2/re2.h>
 
 #include "core/errors.hpp"
-#include "core/stats.hpp"
-#include "core/tool.hpp"
 #include "tools/dmesg_lines.hpp"
 
 namespace nvmesim {
@@ -18,13 +16,16 @@ using dmesg_detail::controller_of;
 using dmesg_detail::DmesgLine;
 using dmesg_detail::split_dmesg_line;
 
-std::regex compile(const std::string& re, const std::string& source, const char* option) {
-  try {
-    return std::regex(re, std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& e) {
-    throw InputError::in_source(source, std::string(option) + ": \"" + re +
-                                            "\" is not a valid regular expression (ECMAScript syntax): " + e.what());
-  }
+std::unique_ptr<re2::RE2> compile(const std::string& re, const char* option) {
+  if (!is_valid_utf8(re))
+    throw InputError(std::string(option) + ": the pattern is not valid UTF-8; give it in UTF-8 (RE2 syntax)");
+  re2::RE2::Options o;
+  o.set_log_errors(false);
+  auto r = std::make_unique<re2::RE2>(re, o);
+  if (!r->ok())
+    throw InputError(std::string(option) + ": \"" + re + "\" is not a valid regular expression (RE2 syntax: "
+                     "ECMAScript's without backreferences and lookaround): " + r->error());
+  return r;
 }
 
 struct Open {
@@ -34,182 +35,260 @@ struct Open {
 
 }  // namespace
 
-namespace {
+bool is_valid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) n = 0, cp = c;
+    else if ((c & 0xE0) == 0xC0) n = 1, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0) n = 2, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0) n = 3, cp = c & 0x07;
+    else return false;
+    if (n > 0 && i + n >= s.size()) return false;
+    for (size_t k = 1; k <= n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8.
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    i += n + 1;
+  }
+  return true;
+}
 
-// The open intervals while the lines of one log go by, and what closing them gives.
-class IntervalTracker {
+bool looks_like_kernel_log(std::string_view head) {
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || head[first] == '{') return false;
+  size_t timed = 0, seen = 0, pos = 0;
+  while (pos < head.size() && seen < 10) {
+    const size_t nl = head.find('\n', pos);
+    if (nl == std::string_view::npos) break;  // the last line may be cut: not judged
+    std::string_view l = head.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (l.empty()) continue;
+    ++seen;
+    if (l.substr(0, kDmesgBootMarker.size()) == kDmesgBootMarker ||
+        split_dmesg_line(std::string(l.substr(0, kDmesgMaxLineBytes))).timed)
+      ++timed;
+  }
+  return timed > 0 && 2 * timed >= seen;
+}
+
+struct DmesgPatterns::Impl {
+  std::unique_ptr<re2::RE2> from, to;
+};
+
+DmesgPatterns::DmesgPatterns(const std::string& from_regex, const std::string& to_regex)
+    : impl_(std::make_unique<Impl>()), from_text_(from_regex), to_text_(to_regex) {
+  impl_->from = compile(from_regex, "--from");
+  impl_->to = compile(to_regex, "--to");
+}
+DmesgPatterns::~DmesgPatterns() = default;
+DmesgPatterns::DmesgPatterns(DmesgPatterns&&) noexcept = default;
+
+bool DmesgPatterns::is_from(std::string_view msg) const {
+  return re2::RE2::PartialMatch(re2::StringPiece(msg.data(), msg.size()), *impl_->from);
+}
+bool DmesgPatterns::is_to(std::string_view msg) const {
+  return re2::RE2::PartialMatch(re2::StringPiece(msg.data(), msg.size()), *impl_->to);
+}
+
+// The open intervals while the lines of one boot go by, and what closing them gives. `close`
+// reports an interval (controller, start, end line's time).
+class DmesgScanner::Tracker {
  public:
-  explicit IntervalTracker(DmesgParse& out) : out_(out) {}
+  using CloseFn = std::function<void(const std::string& ctrl, const Open& o, int64_t ns)>;
+  Tracker(CloseFn close, DmesgCounts& counts) : close_(std::move(close)), counts_(counts) {}
   /// A --to line of controller `ctrl` ("" for a driver-level line) at `ns`.
   void on_to(const std::string& ctrl, int64_t ns);
-  /// A --from line of controller `ctrl` ("" for a driver-level line) at `ns`.
-  void on_from(const std::string& ctrl, int64_t ns);
-  /// Intervals still open at the end: controllers' own starts, and a driver-level start nobody used.
-  size_t unclosed() const { return own_.size() + (global_ && global_used_.empty() ? 1 : 0); }
+  /// A --from line of controller `ctrl` ("" for a driver-level line) at `ns`, line `line`.
+  /// Throws std::length_error past kDmesgMaxOpenControllers open intervals.
+  void on_from(const std::string& ctrl, int64_t ns, size_t line);
+  /// Intervals open now: controllers' own starts, and a driver-level start nobody used.
+  size_t open() const { return own_.size() + (global_ && global_used_.empty() ? 1 : 0); }
+  /// Forgets every open interval (the end of a boot, time going backwards).
+  void clear() {
+    global_.reset();
+    global_used_.clear();
+    own_.clear();
+  }
 
  private:
   bool used(const std::string& c) const {
     return std::find(global_used_.begin(), global_used_.end(), c) != global_used_.end();
   }
-  void close(const std::string& c, const Open& o, int64_t ns) {
-    out_.intervals.push_back(DmesgInterval{out_.source, c, o.ns, ns, o.line, out_.lines});
+  void mark_used(const std::string& c) {
+    if (!used(c)) global_used_.push_back(c);
   }
-  DmesgParse& out_;
+  CloseFn close_;
+  DmesgCounts& counts_;
   // Driver-level start (reset by each driver-level --from line) and the controllers that have
-  // already used it; controllers' own starts.
+  // already used it (each once); controllers' own starts.
   std::optional<Open> global_;
   std::vector<std::string> global_used_;
   std::map<std::string, Open> own_;
 };
 
-void IntervalTracker::on_to(const std::string& ctrl, int64_t ns) {
+void DmesgScanner::Tracker::on_to(const std::string& ctrl, int64_t ns) {
   if (!ctrl.empty()) {
     auto it = own_.find(ctrl);
     if (it != own_.end()) {
-      close(ctrl, it->second, ns);
+      close_(ctrl, it->second, ns);
       own_.erase(it);
-      if (global_) global_used_.push_back(ctrl);
+      if (global_) mark_used(ctrl);
     } else if (global_ && !used(ctrl)) {
-      close(ctrl, *global_, ns);
-      global_used_.push_back(ctrl);
+      close_(ctrl, *global_, ns);
+      mark_used(ctrl);
     } else {
-      ++out_.unmatched_to;
+      ++counts_.unmatched_to;
     }
     return;
   }
   // A driver-level end closes every open interval (and the driver-level one).
   bool any = false;
   for (const auto& [c, o] : own_) {
-    close(c, o, ns);
+    close_(c, o, ns);
     any = true;
   }
   own_.clear();
   if (global_ && !used("")) {
-    close("", *global_, ns);
+    close_("", *global_, ns);
     any = true;
   }
-  if (global_) global_used_.push_back("");
-  if (!any) ++out_.unmatched_to;
+  if (global_) mark_used("");
+  if (!any) ++counts_.unmatched_to;
 }
 
-void IntervalTracker::on_from(const std::string& ctrl, int64_t ns) {
+void DmesgScanner::Tracker::on_from(const std::string& ctrl, int64_t ns, size_t line) {
   if (ctrl.empty()) {
-    global_ = Open{ns, out_.lines};
+    global_ = Open{ns, line};
     global_used_.clear();
     own_.clear();
   } else if (!(global_ && !used(ctrl))) {
-    own_[ctrl] = Open{ns, out_.lines};
+    if (own_.size() >= kDmesgMaxOpenControllers && !own_.count(ctrl))
+      throw std::length_error("more than " + std::to_string(kDmesgMaxOpenControllers) +
+                              " controllers (nvmeN names) have an interval open at once");
+    own_[ctrl] = Open{ns, line};
   }
 }
 
-}  // namespace
+DmesgScanner::DmesgScanner(const DmesgPatterns& patterns, std::string source, IntervalFn on_interval,
+                           std::optional<std::string> variant)
+    : patterns_(patterns), source_(std::move(source)), on_interval_(std::move(on_interval)),
+      want_variant_(std::move(variant)) {
+  tracker_ = std::make_unique<Tracker>(
+      [this](const std::string& ctrl, const Open& o, int64_t ns) {
+        ++counts_.intervals;
+        on_interval_(DmesgInterval{source_, variant_, trial_, ctrl, o.ns, ns, o.line, counts_.lines});
+      },
+      counts_);
+}
+DmesgScanner::~DmesgScanner() = default;
+
+void DmesgScanner::warn(std::string text) {
+  if (warnings_.size() < kMaxWarnings) warnings_.push_back(std::move(text));
+  ++warnings_total_;
+}
+
+void DmesgScanner::marker(std::string_view raw) {
+  nlohmann::json m = nlohmann::json::parse(raw.substr(kDmesgBootMarker.size()), nullptr, false);
+  if (m.is_discarded() || !m.is_object() || !m.contains("variant") || !m["variant"].is_string() ||
+      !m.contains("trial") || !m["trial"].is_number_unsigned())
+    throw InputError::in_source(source_, "line " + std::to_string(counts_.lines) +
+                                             ": a boot marker must be `" + std::string(kDmesgBootMarker) +
+                                             "{\"variant\": NAME, \"trial\": N}` (as nvmesim run --dmesg writes it)");
+  counts_.unclosed += tracker_->open();
+  tracker_->clear();
+  last_ns_.reset();
+  ++counts_.boots;
+  variant_ = m["variant"].get<std::string>();
+  trial_ = m["trial"].get<int64_t>();
+  if (std::find(variants_.begin(), variants_.end(), variant_) == variants_.end()) {
+    if (variants_.size() >= kDmesgMaxVariants)
+      throw InputError::in_source(source_, "line " + std::to_string(counts_.lines) + ": more than " +
+                                               std::to_string(kDmesgMaxVariants) + " variants in the boot markers");
+    variants_.push_back(variant_);
+  }
+  skipping_ = want_variant_ && *want_variant_ != variant_;
+  if (skipping_) ++counts_.skipped_boots;
+}
+
+void DmesgScanner::line(std::string_view raw) {
+  ++counts_.lines;
+  if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+  if (raw.substr(0, kDmesgBootMarker.size()) == kDmesgBootMarker) return marker(raw);
+  if (skipping_) return;
+  raw = raw.substr(0, kDmesgMaxLineBytes);
+  if (raw.empty()) return;
+  const DmesgLine l = split_dmesg_line(std::string(raw));
+  const bool is_from = patterns_.is_from(l.msg);
+  const bool is_to = patterns_.is_to(l.msg);
+  if (!l.timed) {
+    if ((is_from || is_to) && !first_untimed_match_) first_untimed_match_ = counts_.lines;
+    return;
+  }
+  ++counts_.timed_lines;
+  if (last_ns_ && l.ns < *last_ns_) {
+    const size_t dropped = tracker_->open();
+    if (dropped > 0) {
+      counts_.backwards += dropped;
+      warn(source_ + ": line " + std::to_string(counts_.lines) + ": the time goes backwards (line " +
+           std::to_string(last_line_) + " is later); " + std::to_string(dropped) +
+           " open interval(s) skipped");
+    }
+    tracker_->clear();
+  }
+  last_ns_ = l.ns;
+  last_line_ = counts_.lines;
+  if (!is_from && !is_to) return;
+  const std::string ctrl = controller_of(l.msg);
+  counts_.from_matches += is_from;
+  counts_.to_matches += is_to;
+  if (is_to) tracker_->on_to(ctrl, l.ns);
+  try {
+    if (is_from) tracker_->on_from(ctrl, l.ns, counts_.lines);
+  } catch (const std::length_error& e) {
+    throw InputError::in_source(source_, "line " + std::to_string(counts_.lines) + ": " + e.what());
+  }
+}
+
+void DmesgScanner::finish() {
+  counts_.unclosed += tracker_->open();
+  tracker_->clear();
+  if (counts_.timed_lines == 0 && first_untimed_match_)
+    throw InputError::in_source(source_, "line " + std::to_string(*first_untimed_match_) +
+                                             ": no timestamp; nvmesim dmesg needs the kernel's times: use `dmesg` "
+                                             "without -t, `journalctl -k -o short-monotonic`, or `dmesg "
+                                             "--time-format=iso`");
+}
 
 DmesgParse parse_dmesg_text(const std::string& text, const std::string& source, const std::string& from_regex,
                             const std::string& to_regex) {
-  const std::regex from = compile(from_regex, source, "--from");
-  const std::regex to = compile(to_regex, source, "--to");
+  const DmesgPatterns patterns(from_regex, to_regex);
   DmesgParse out;
   out.source = source;
-  IntervalTracker tracker(out);
-  std::optional<size_t> first_untimed_match;
+  DmesgScanner scan(patterns, source, [&](const DmesgInterval& iv) { out.intervals.push_back(iv); });
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) nl = text.size();
-    std::string raw = text.substr(pos, std::min(nl - pos, kDmesgMaxLineBytes));
+    scan.line(std::string_view(text).substr(pos, std::min(nl - pos, kDmesgMaxMarkerBytes)));
     pos = nl + 1;
-    ++out.lines;
-    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
-    if (raw.empty()) continue;
-    const DmesgLine l = split_dmesg_line(raw);
-    const bool is_from = std::regex_search(l.msg, from);
-    const bool is_to = std::regex_search(l.msg, to);
-    if (!l.timed) {
-      if ((is_from || is_to) && !first_untimed_match) first_untimed_match = out.lines;
-      continue;
-    }
-    ++out.timed_lines;
-    const std::string ctrl = controller_of(l.msg);
-    if (is_to) tracker.on_to(ctrl, l.ns);
-    if (is_from) tracker.on_from(ctrl, l.ns);
   }
-  out.unclosed = tracker.unclosed();
-  if (out.timed_lines == 0 && first_untimed_match)
-    throw InputError::in_source(source, "line " + std::to_string(*first_untimed_match) +
-                                            ": no timestamp; nvmesim dmesg needs the kernel's times: use `dmesg` without -t, "
-                                            "`journalctl -k -o short-monotonic`, or `dmesg --time-format=iso`");
-  return out;
-}
-
-namespace {
-std::string ns_text(int64_t ns) { return std::to_string(ns) + "ns"; }
-}  // namespace
-
-nlohmann::ordered_json dmesg_empirical(const std::vector<DmesgParse>& parses) {
-  nlohmann::ordered_json d;
-  d["dist"] = "empirical";
-  d["samples"] = nlohmann::ordered_json::array();
-  for (const auto& p : parses)
-    for (const auto& iv : p.intervals) d["samples"].push_back(ns_text(iv.end_ns - iv.start_ns));
-  return d;
-}
-
-nlohmann::ordered_json dmesg_json(const std::vector<DmesgParse>& parses, const std::string& from_regex,
-                                  const std::string& to_regex) {
-  using ojson = nlohmann::ordered_json;
-  ojson doc;
-  doc["schema"] = "nvmesim.dmesg/1";
-  doc["tool"] = tool_json();
-  doc["from"] = from_regex;
-  doc["to"] = to_regex;
-  ojson sources = ojson::array();
-  ojson ivs = ojson::array();
-  std::vector<double> d;
-  for (const auto& p : parses) {
-    ojson s;
-    s["source"] = p.source;
-    s["lines"] = p.lines;
-    s["timed_lines"] = p.timed_lines;
-    s["intervals"] = p.intervals.size();
-    s["unmatched_to"] = p.unmatched_to;
-    s["unclosed"] = p.unclosed;
-    sources.push_back(s);
-    for (const auto& iv : p.intervals) {
-      ojson j;
-      j["source"] = iv.source;
-      j["ctrl"] = iv.ctrl.empty() ? ojson() : ojson(iv.ctrl);
-      j["start_ns"] = iv.start_ns;
-      j["end_ns"] = iv.end_ns;
-      j["duration_ms"] = round6(iv.duration_ms());
-      j["from_line"] = iv.from_line;
-      j["to_line"] = iv.to_line;
-      ivs.push_back(j);
-      d.push_back(iv.duration_ms());
-    }
-  }
-  doc["sources"] = sources;
-  doc["intervals"] = ivs;
-  doc["summary"] = to_json(summarize(d));
-  doc["empirical"] = dmesg_empirical(parses);
-  return doc;
-}
-
-std::string dump_dmesg_json(const nlohmann::ordered_json& doc) {
-  std::string out = "{\n";
-  bool first = true;
-  for (const auto& [key, value] : doc.items()) {
-    if (!first) out += ",\n";
-    first = false;
-    out += "  " + nlohmann::ordered_json(key).dump() + ": ";
-    if ((key == "intervals" || key == "sources") && value.is_array() && !value.empty()) {
-      out += "[\n";
-      for (size_t i = 0; i < value.size(); ++i) out += "    " + value[i].dump() + (i + 1 < value.size() ? ",\n" : "\n");
-      out += "  ]";
-    } else {
-      out += value.dump();
-    }
-  }
-  out += "\n}\n";
+  scan.finish();
+  const DmesgCounts& c = scan.counts();
+  out.lines = c.lines;
+  out.timed_lines = c.timed_lines;
+  out.unmatched_to = c.unmatched_to;
+  out.unclosed = c.unclosed;
+  out.backwards = c.backwards;
+  out.warnings = scan.warnings();
   return out;
 }
 

@@ -1,0 +1,269 @@
+#include "tools/dmesg_report.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "core/tool.hpp"
+#include "tools/log_file.hpp"
+
+namespace nvmesim {
+
+namespace {
+
+// The one place that opens a log: core/file_input.hpp's InputFile has the same interface.
+using DmesgInput = LogFile;
+
+using ojson = nlohmann::ordered_json;
+
+ojson name_or_null(const std::string& s) { return s.empty() ? ojson() : ojson(s); }
+
+std::string json_quoted(const std::string& s) { return ojson(s).dump(); }
+
+}  // namespace
+
+void DurationSummary::add(int64_t ns) {
+  ++count_;
+  if (sketch_) {
+    sketch_->add(ns);
+    return;
+  }
+  exact_.push_back(ns);
+  if (exact_.size() > kExact) {
+    sketch_ = std::make_unique<QuantileSketch>();
+    for (int64_t v : exact_) sketch_->add(v);
+    exact_.clear();
+    exact_.shrink_to_fit();
+  }
+}
+
+Summary DurationSummary::summary() const {
+  if (sketch_) return sketch_->summary(1e6);
+  std::vector<double> ms;
+  ms.reserve(exact_.size());
+  for (int64_t v : exact_) ms.push_back(static_cast<double>(v) / 1e6);
+  return summarize(ms);
+}
+
+Spool::Spool() : f_(std::tmpfile()) {
+  if (!f_) throw IoError(std::string("cannot create a temporary file for the output (") + std::strerror(errno) + ")");
+}
+Spool::~Spool() {
+  if (f_) std::fclose(f_);
+}
+void Spool::write(const void* data, size_t n) {
+  if (std::fwrite(data, 1, n, f_) != n)
+    throw IoError(std::string("cannot write the temporary file of the output (") + std::strerror(errno) + ")");
+  bytes_ += n;
+}
+void Spool::replay(const std::function<void(const char*, size_t)>& out) {
+  if (std::fflush(f_) != 0 || std::fseek(f_, 0, SEEK_SET) != 0)
+    throw IoError(std::string("cannot read back the temporary file of the output (") + std::strerror(errno) + ")");
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f_)) > 0) out(buf, n);
+  if (std::ferror(f_)) throw IoError("cannot read back the temporary file of the output");
+}
+
+DmesgReport::DmesgReport(DmesgReportOptions opt)
+    : opt_(std::move(opt)), patterns_(opt_.from, opt_.to), samples_spool_(std::make_unique<Spool>()) {
+  if (opt_.variant && !is_valid_utf8(*opt_.variant)) throw InputError("--variant: the name is not valid UTF-8");
+  if (!opt_.empirical) intervals_spool_ = std::make_unique<Spool>();
+}
+DmesgReport::~DmesgReport() = default;
+
+void DmesgReport::count_summary(const Source& s, const char* what) {
+  if (++summaries_ > kDmesgMaxSummaries)
+    throw InputError::in_source(s.name, "line " + std::to_string(s.counts.lines) + ": more than " +
+                                            std::to_string(kDmesgMaxSummaries) + " summaries (logs, variants and " +
+                                            "controllers) in all, at a new " + what +
+                                            "; give fewer logs or choose one variant with --variant");
+}
+
+void DmesgReport::on_interval(Source& s, const DmesgInterval& iv) {
+  const int64_t ns = iv.duration_ns();
+  ++intervals_;
+  s.d.add(ns);
+  auto v = std::find_if(s.variants.begin(), s.variants.end(), [&](const VariantPart& p) { return p.variant == iv.variant; });
+  if (v == s.variants.end()) {
+    count_summary(s, "variant");
+    s.variants.push_back(VariantPart{iv.variant, {}, {}});
+    v = s.variants.end() - 1;
+  }
+  v->d.add(ns);
+  auto g = std::find_if(v->ctrls.begin(), v->ctrls.end(), [&](const Group& x) { return x.ctrl == iv.ctrl; });
+  if (g == v->ctrls.end()) {
+    count_summary(s, "controller");
+    v->ctrls.push_back(Group{iv.ctrl, {}});
+    g = v->ctrls.end() - 1;
+  }
+  g->d.add(ns);
+  if (opt_.pool) {
+    auto p = std::find_if(pooled_.begin(), pooled_.end(), [&](const Pooled& x) { return x.variant == iv.variant; });
+    if (p == pooled_.end()) {
+      count_summary(s, "pooled variant");
+      pooled_.push_back(Pooled{iv.variant, {}, 0, 0});
+      p = pooled_.end() - 1;
+    }
+    p->d.add(ns);
+    if (p->last_source != sources_.size()) {
+      p->last_source = sources_.size();
+      ++p->sources;
+    }
+  }
+  samples_spool_->write(&ns, sizeof ns);
+  if (intervals_spool_) {
+    ojson j;
+    j["source"] = iv.source;
+    j["variant"] = name_or_null(iv.variant);
+    j["trial"] = iv.trial < 0 ? ojson() : ojson(iv.trial);
+    j["ctrl"] = name_or_null(iv.ctrl);
+    j["start_ns"] = iv.start_ns;
+    j["end_ns"] = iv.end_ns;
+    j["duration_ms"] = round6(iv.duration_ms());
+    j["from_line"] = iv.from_line;
+    j["to_line"] = iv.to_line;
+    const std::string line = (intervals_ == 1 ? "    " : ",\n    ") + j.dump();
+    intervals_spool_->write(line.data(), line.size());
+  }
+}
+
+void DmesgReport::add_file(const std::string& path, const std::string& name, std::ostream& warn) {
+  if (!is_valid_utf8(name))
+    throw InputError::in_source(name, "the log's file name is not valid UTF-8 (outputs name each log by its file "
+                                      "name); rename the file or give it through a link with a UTF-8 name");
+  DmesgInput in(path);
+  std::string line;
+  add_lines(name, [&](std::string& l) { return in.read_line(l, kDmesgMaxMarkerBytes); }, warn);
+}
+
+void DmesgReport::add_lines(const std::string& name, const std::function<bool(std::string&)>& next,
+                            std::ostream& warn) {
+  sources_.push_back(Source{name, {}, {}, {}});
+  Source& s = sources_.back();
+  count_summary(s, "log");
+  DmesgScanner scan(patterns_, name, [&](const DmesgInterval& iv) { on_interval(s, iv); }, opt_.variant);
+  std::string line;
+  while (next(line)) {
+    scan.line(line);
+    s.counts = scan.counts();
+  }
+  scan.finish();
+  s.counts = scan.counts();
+  for (const auto& w : scan.warnings()) warn << "nvmesim: warning: " << w << "\n";
+  if (scan.warnings_total() > scan.warnings().size())
+    warn << "nvmesim: warning: " << name << ": " << scan.warnings_total() - scan.warnings().size()
+         << " more place(s) where the time goes backwards\n";
+  for (const auto& v : scan.variants())
+    if (std::find(variants_seen_.begin(), variants_seen_.end(), v) == variants_seen_.end()) variants_seen_.push_back(v);
+  if (s.counts.intervals > 0) return;
+  const DmesgCounts& c = s.counts;
+  std::string msg = "no interval: no line matching --to " + json_quoted(opt_.to) + " follows a line matching --from " +
+                    json_quoted(opt_.from) + " with a time";
+  if (opt_.variant) msg += " in the boots of variant " + json_quoted(*opt_.variant);
+  msg += " (" + std::to_string(c.lines) + " lines, " + std::to_string(c.timed_lines) + " with a time, " +
+         std::to_string(c.from_matches) + " matching --from, " + std::to_string(c.to_matches) + " matching --to";
+  if (c.backwards) msg += ", " + std::to_string(c.backwards) + " skipped where the time goes backwards";
+  msg += ")";
+  if (opt_.variant && c.boots > 0) {
+    msg += "; the log's variants:";
+    for (size_t i = 0; i < scan.variants().size(); ++i) msg += (i ? ", " : " ") + json_quoted(scan.variants()[i]);
+  }
+  throw InputError::in_source(name, msg);
+}
+
+std::string DmesgReport::source_json(const Source& s) const {
+  const DmesgCounts& c = s.counts;
+  ojson j;
+  j["source"] = s.name;
+  j["lines"] = c.lines;
+  j["timed_lines"] = c.timed_lines;
+  j["from_matches"] = c.from_matches;
+  j["to_matches"] = c.to_matches;
+  j["intervals"] = c.intervals;
+  j["unmatched_to"] = c.unmatched_to;
+  j["unclosed"] = c.unclosed;
+  j["backwards"] = c.backwards;
+  j["boots"] = c.boots;
+  // A log with boots of several variants keeps them apart: no summary over all of them.
+  j["summary"] = s.variants.size() > 1 ? ojson() : to_json(s.d.summary());
+  ojson vs = ojson::array();
+  for (const auto& v : s.variants) {
+    ojson jv;
+    jv["variant"] = name_or_null(v.variant);
+    jv["intervals"] = v.d.count();
+    jv["summary"] = to_json(v.d.summary());
+    ojson cs = ojson::array();
+    for (const auto& g : v.ctrls)
+      cs.push_back(ojson{{"ctrl", name_or_null(g.ctrl)}, {"intervals", g.d.count()}, {"summary", to_json(g.d.summary())}});
+    jv["controllers"] = cs;
+    vs.push_back(jv);
+  }
+  j["variants"] = vs;
+  return j.dump();
+}
+
+void DmesgReport::write(const std::function<void(const char*, size_t)>& out) {
+  if (opt_.empirical) return write_empirical(out);
+  write_document(out);
+}
+
+void DmesgReport::write_document(const std::function<void(const char*, size_t)>& out) {
+  auto put = [&](const std::string& s) { out(s.data(), s.size()); };
+  put("{\n  \"schema\": \"nvmesim.dmesg/2\",\n  \"tool\": " + tool_json().dump() + ",\n  \"from\": " +
+      json_quoted(opt_.from) + ",\n  \"to\": " + json_quoted(opt_.to) + ",\n  \"variant\": " +
+      (opt_.variant ? json_quoted(*opt_.variant) : "null") + ",\n  \"intervals\": [\n");
+  intervals_spool_->replay(out);
+  put("\n  ],\n  \"sources\": [\n");
+  for (size_t i = 0; i < sources_.size(); ++i) put("    " + source_json(sources_[i]) + (i + 1 < sources_.size() ? ",\n" : "\n"));
+  put("  ]");
+  if (opt_.pool) {
+    put(",\n  \"pooled\": [\n");
+    for (size_t i = 0; i < pooled_.size(); ++i) {
+      const Pooled& p = pooled_[i];
+      const ojson j{{"variant", name_or_null(p.variant)}, {"sources", p.sources}, {"intervals", p.d.count()},
+                    {"summary", to_json(p.d.summary())}};
+      put("    " + j.dump() + (i + 1 < pooled_.size() ? ",\n" : "\n"));
+    }
+    put("  ]");
+  }
+  put("\n}\n");
+}
+
+void DmesgReport::write_empirical(const std::function<void(const char*, size_t)>& out) {
+  if (sources_.size() > 1 && !opt_.pool)
+    throw InputError("--empirical gives one distribution but " + std::to_string(sources_.size()) +
+                     " logs were given: add --pool to pool their intervals, or give one log");
+  if (variants_seen_.size() > 1 && !opt_.variant) {
+    std::string names;
+    for (size_t i = 0; i < variants_seen_.size() && i < 10; ++i) names += (i ? ", " : "") + json_quoted(variants_seen_[i]);
+    throw InputError("--empirical gives one distribution but the logs hold boots of " +
+                     std::to_string(variants_seen_.size()) + " variants (" + names +
+                     (variants_seen_.size() > 10 ? ", ..." : "") + "): choose one with --variant NAME");
+  }
+  const std::string head = "{\"dist\":\"empirical\",\"samples\":[";
+  out(head.data(), head.size());
+  bool first = true;
+  std::string text;
+  std::string carry;  // a value split between two blocks of the replay
+  samples_spool_->replay([&](const char* data, size_t n) {
+    carry.append(data, n);
+    size_t k = 0;
+    for (; k + sizeof(int64_t) <= carry.size(); k += sizeof(int64_t)) {
+      int64_t ns;
+      std::memcpy(&ns, carry.data() + k, sizeof ns);
+      text = (first ? "\"" : ",\"") + std::to_string(ns) + "ns\"";
+      first = false;
+      out(text.data(), text.size());
+    }
+    carry.erase(0, k);
+  });
+  const std::string tail = "]}\n";
+  out(tail.data(), tail.size());
+}
+
+}  // namespace nvmesim

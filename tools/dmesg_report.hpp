@@ -1,0 +1,125 @@
+#pragma once
+// What `nvmesim dmesg` prints for one or more logs (DESIGN section 9): the nvmesim.dmesg/2
+// document (every interval, one summary per log, per variant of its boot markers and per
+// controller, and the pooled summaries with --pool) or, with --empirical, the durations as an
+// empirical distribution. Memory is bounded by the number of summaries, never by the size of the
+// logs: the logs are read line by line and the intervals and samples go to temporary files until
+// the output is written whole. Pure C++.
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sketch.hpp"
+#include "core/stats.hpp"
+#include "tools/dmesg_reader.hpp"
+
+namespace nvmesim {
+
+/// Most summaries one `nvmesim dmesg` keeps (logs, variants per log, controllers per variant, and
+/// the pooled ones): each takes at most ~0.9 MiB (a QuantileSketch over ns), so the whole stays
+/// under 1 GiB whatever the logs; real logs need a handful.
+inline constexpr size_t kDmesgMaxSummaries = 1024;
+
+/// Durations in ns summarised exactly up to kExact values (as nvmesim::summarize does), and
+/// through a QuantileSketch above (percentiles within 0.05%; count, mean, min, max exact).
+class DurationSummary {
+ public:
+  static constexpr size_t kExact = 512;
+  void add(int64_t ns);
+  uint64_t count() const { return count_; }
+  /// The summary in ms.
+  Summary summary() const;
+
+ private:
+  uint64_t count_ = 0;
+  std::vector<int64_t> exact_;
+  std::unique_ptr<QuantileSketch> sketch_;
+};
+
+/// An anonymous temporary file (std::tmpfile) that holds output until it is written whole.
+class Spool {
+ public:
+  Spool();
+  ~Spool();
+  Spool(const Spool&) = delete;
+  Spool& operator=(const Spool&) = delete;
+  /// Throws IoError when the temporary file cannot be written (disk full).
+  void write(const void* data, size_t n);
+  /// Calls `out` with the spooled bytes in blocks, from the start. Throws IoError.
+  void replay(const std::function<void(const char*, size_t)>& out);
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  std::FILE* f_ = nullptr;
+  uint64_t bytes_ = 0;
+};
+
+/// What `nvmesim dmesg` was asked.
+struct DmesgReportOptions {
+  std::string from = kDmesgDefaultFrom, to = kDmesgDefaultTo;
+  std::optional<std::string> variant;  ///< --variant: only the boots of this variant
+  bool pool = false;                   ///< --pool: also the summaries over all logs
+  bool empirical = false;              ///< --empirical: only the samples
+};
+
+/// Reads logs one after another and writes what `nvmesim dmesg` prints.
+class DmesgReport {
+ public:
+  /// Throws InputError for patterns DmesgPatterns refuses and a --variant that is not UTF-8.
+  explicit DmesgReport(DmesgReportOptions opt);
+  ~DmesgReport();
+  /// Reads the log file `path`, named `name` in the output (its file name). Throws InputError:
+  /// a name that is not UTF-8, a file that cannot be opened or is not a regular file (a FIFO),
+  /// what DmesgScanner throws, "NAME: no interval: ..." (naming the patterns) when no interval was
+  /// found, and past kDmesgMaxSummaries. IoError for read errors. Warnings go to `warn`.
+  void add_file(const std::string& path, const std::string& name, std::ostream& warn);
+  /// The same for a log given as lines (tests): `next(line)` returns false at the end.
+  void add_lines(const std::string& name, const std::function<bool(std::string&)>& next, std::ostream& warn);
+  /// Writes the document (or the --empirical distribution) through `out`. Throws InputError for
+  /// --empirical over several logs without --pool or several variants without --variant.
+  void write(const std::function<void(const char*, size_t)>& out);
+
+ private:
+  struct Group {
+    std::string ctrl;
+    DurationSummary d;
+  };
+  struct VariantPart {
+    std::string variant;  ///< "" without markers
+    DurationSummary d;
+    std::vector<Group> ctrls;
+  };
+  struct Source {
+    std::string name;
+    DmesgCounts counts;
+    DurationSummary d;
+    std::vector<VariantPart> variants;
+  };
+  void on_interval(Source& s, const DmesgInterval& iv);
+  void count_summary(const Source& s, const char* what);
+  std::string source_json(const Source& s) const;
+  void write_document(const std::function<void(const char*, size_t)>& out);
+  void write_empirical(const std::function<void(const char*, size_t)>& out);
+
+  DmesgReportOptions opt_;
+  DmesgPatterns patterns_;
+  std::vector<Source> sources_;
+  struct Pooled {
+    std::string variant;
+    DurationSummary d;
+    size_t sources = 0;      ///< logs with intervals of this variant
+    size_t last_source = 0;  ///< 1 + index of the last log counted in `sources`
+  };
+  std::vector<Pooled> pooled_;  ///< by variant, in their first order
+  size_t summaries_ = 0;
+  uint64_t intervals_ = 0;
+  std::vector<std::string> variants_seen_;
+  std::unique_ptr<Spool> intervals_spool_, samples_spool_;
+};
+
+}  // namespace nvmesim
