@@ -47,6 +47,13 @@ void write_failing_sweep(const std::string& path) {
     "grid": {"/controllers/0/enable_latency": ["1ms", "50ms", "2ms", "3ms"]}})";
 }
 
+/// A sweep of 4 points (enable latency 1 to 4 ms over the AWS case), `trials` trials each.
+void spit_grid(const std::string& path, int trials) {
+  std::ofstream(path) << R"({"schema": "nvmesim.sweep/1", "base": ")" << NVMESIM_SOURCE_DIR
+                      << R"(/scenarios/aws-c5.12xlarge.json", "trials": )" << trials << R"(,
+    "set": {"/variants": []}, "grid": {"/controllers/0/enable_latency": ["1ms", "2ms", "3ms", "4ms"]}})";
+}
+
 const char* kSlurmEnv = "SLURM_JOB_ID=43 SLURM_ARRAY_JOB_ID=41 SLURM_ARRAY_TASK_ID=1";
 const char* kNoSlurmEnv = "env -u SLURM_JOB_ID -u SLURM_ARRAY_JOB_ID -u SLURM_ARRAY_TASK_ID";
 
@@ -195,4 +202,39 @@ TEST_CASE("the merged summary and CSV are the same bytes whatever the paths of t
   CHECK(json_a.find("ts-paths") == std::string::npos);
   CHECK(csv_a.find("ts-paths") == std::string::npos);
   (void)std::system("rm -rf ts-paths-a 'ts-paths b' ts-paths.err");
+}
+
+TEST_CASE("a worker stopped by SIGTERM before the sweep is a stop, not a failed point", "[sweep][process]") {
+  // scancel and Slurm's time limit signal every process of the job, each on its own (the
+  // workers too, not through the sweep): a worker can end of its SIGTERM before the sweep has
+  // read its own. Its point must be pending (merge: "missing", resumable), not "failed".
+  // Here the worker's SIGTERM comes 0.5 s before the sweep's: the worker (20000 trials, >1 s a
+  // point) has stopped and been reaped by then.
+  spit_grid("ts-term.sweep.json", 20000);
+  (void)std::system("rm -rf ts-term-d");
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl(NVMESIM_BINARY, "nvmesim", "sweep", "ts-term.sweep.json", "--out", "ts-term-d", "-q", "--jobs", "1",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  pid_t worker = 0;
+  for (int i = 0; i < 20000 && worker == 0; ++i) {
+    std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+    if (!(children >> worker)) worker = 0, usleep(500);
+  }
+  REQUIRE(worker > 0);
+  kill(worker, SIGTERM);
+  usleep(500000);
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 143);  // stopped (the worker's SIGTERM alone stops the sweep)
+  const ojson m = ojson::parse(slurp("ts-term-d/manifest.json"));
+  for (const auto& p : m["points"]) CHECK(p["status"] == "pending");
+  REQUIRE(run_with("", "merge ts-term-d --out ts-term.json", "ts-term.err") == 1);
+  CHECK(slurp("ts-term.err").find(" 0 failed, 4 missing ") != std::string::npos);
+  (void)std::system("rm -rf ts-term-d ts-term.sweep.json ts-term.err ts-term.json ts-term.csv");
 }
