@@ -238,3 +238,22 @@ TEST_CASE("a worker stopped by SIGTERM before the sweep is a stop, not a failed 
   CHECK(slurp("ts-term.err").find(" 0 failed, 4 missing ") != std::string::npos);
   (void)std::system("rm -rf ts-term-d ts-term.sweep.json ts-term.err ts-term.json ts-term.csv");
 }
+
+TEST_CASE("sweep-slurm.sbatch merge prints its Slurm resume line after a late-starting tee", "[sweep][process]") {
+  // The script used to copy merge's report through `2> >(tee LOG >&2)` and read LOG for the
+  // shards to resume: bash's `wait` does not wait for that process substitution, so under load
+  // LOG could still be empty and the "to resume on Slurm" line was left out. A tee that starts
+  // 1 s late on PATH makes that certain; the script must not depend on it.
+  write_failing_sweep("ts-sb.sweep.json");
+  (void)std::system("rm -rf ts-sb-d ts-sb-bin && mkdir ts-sb-bin ts-sb-d && "
+                    "printf '#!/bin/sh\\nsleep 1\\nexec /usr/bin/tee \"$@\"\\n' >ts-sb-bin/tee && chmod +x ts-sb-bin/tee");
+  REQUIRE(run_with(kNoSlurmEnv, "sweep ts-sb.sweep.json --out ts-sb-d/shard-0-of-1 -q", "ts-sb.err") == 1);
+  const std::string cmd = std::string(kNoSlurmEnv) + " PATH=\"$PWD/ts-sb-bin:$PATH\" NVMESIM=" + NVMESIM_BINARY + " " +
+                          NVMESIM_SOURCE_DIR + "/scripts/sweep-slurm.sbatch merge ts-sb.sweep.json ts-sb-d 1 2>ts-sb.err";
+  const int rc = std::system(cmd.c_str());
+  CHECK((WIFEXITED(rc) ? WEXITSTATUS(rc) : -1) == 1);  // a point failed
+  const std::string err = slurp("ts-sb.err");
+  CHECK(err.find("nvmesim merge: resume shard 0/1 with: ") != std::string::npos);
+  CHECK(err.find("sweep-slurm.sbatch: to resume on Slurm (add the -- SBATCH-OPTIONs you gave): ") != std::string::npos);
+  (void)std::system("rm -rf ts-sb-d ts-sb-bin ts-sb.sweep.json ts-sb.err ts-sb-d.json");
+}
