@@ -83,6 +83,15 @@ void show_progress(ProgressBar& bar, size_t total, size_t done, size_t failed, s
   bar.draw(total ? static_cast<double>(done + failed) / static_cast<double>(total) : 1.0, text);
 }
 
+/// The stop signal (SIGTERM or SIGINT) a worker that ended with wait status `status` obeyed: it
+/// died of it, or `run` caught it and exited 128 + signal (core/signals.hpp); else 0.
+int stop_signal_of(int status) {
+  for (const int sig : {SIGTERM, SIGINT})
+    if ((WIFSIGNALED(status) && WTERMSIG(status) == sig) || (WIFEXITED(status) && WEXITSTATUS(status) == 128 + sig))
+      return sig;
+  return 0;
+}
+
 // Closes a file descriptor when it goes out of scope.
 struct FdCloser {
   int fd;
@@ -149,6 +158,8 @@ class WorkerPool {
   void cleanup_worker(const PointState& st, pid_t pid) const;
   void spawn(size_t si);
   void reap();
+  // Stops the sweep on signal `sig`: no new workers, SIGTERM to the running ones.
+  void stop(int sig);
   // What the worker that ran `st` and ended with wait status `status` did.
   void settle(PointState& st, int status);
   void wait_for_events();
@@ -222,11 +233,13 @@ void WorkerPool::settle(PointState& st, int status) {
       st.status = PointStatus::failed;
       st.error = "the worker ended without a complete " + std::string("points/") + st.point->id + ".jsonl";
     }
-  } else if (stop_signal_ &&
-             ((WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL)) ||
-              (WIFEXITED(status) && (WEXITSTATUS(status) == 128 + SIGTERM || WEXITSTATUS(status) == 128 + SIGINT)))) {
-    // Stopped by us: `run` stops between trials and exits 128 + signal (or dies of the signal
-    // before it has installed its handler). Run again on --resume.
+  } else if (const int sig = stop_signal_of(status); sig || (stop_signal_ && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
+    // Stopped: `run` stops between trials and exits 128 + signal (or dies of the signal before it
+    // has installed its handler). A SIGTERM or SIGINT we did not send is a stop of the whole
+    // sweep too: Slurm's scancel and time limit signal every process of the job, each on its
+    // own, so a worker may end before this process has read its own SIGTERM. Run again on
+    // --resume.
+    if (!stop_signal_) stop(sig);
     st.status = PointStatus::pending;
     std::remove(path.c_str());
   } else {
@@ -243,6 +256,11 @@ void WorkerPool::settle(PointState& st, int status) {
     st.status = PointStatus::failed;
     std::remove(path.c_str());
   }
+}
+
+void WorkerPool::stop(int sig) {
+  stop_signal_ = sig;
+  for (const auto& r : running_) ::kill(r.pid, SIGTERM);
 }
 
 void WorkerPool::reap() {
@@ -272,10 +290,7 @@ void WorkerPool::wait_for_events() {
   signalfd_siginfo si;
   while (::read(signals_.fd(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
     const int sig = static_cast<int>(si.ssi_signo);
-    if ((sig == SIGINT || sig == SIGTERM) && !stop_signal_) {
-      stop_signal_ = sig;
-      for (const auto& r : running_) ::kill(r.pid, SIGTERM);
-    }
+    if ((sig == SIGINT || sig == SIGTERM) && !stop_signal_) stop(sig);
   }
 }
 

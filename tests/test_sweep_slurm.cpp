@@ -47,6 +47,13 @@ void write_failing_sweep(const std::string& path) {
     "grid": {"/controllers/0/enable_latency": ["1ms", "50ms", "2ms", "3ms"]}})";
 }
 
+/// A sweep of 4 points (enable latency 1 to 4 ms over the AWS case), `trials` trials each.
+void spit_grid(const std::string& path, int trials) {
+  std::ofstream(path) << R"({"schema": "nvmesim.sweep/1", "base": ")" << NVMESIM_SOURCE_DIR
+                      << R"(/scenarios/aws-c5.12xlarge.json", "trials": )" << trials << R"(,
+    "set": {"/variants": []}, "grid": {"/controllers/0/enable_latency": ["1ms", "2ms", "3ms", "4ms"]}})";
+}
+
 const char* kSlurmEnv = "SLURM_JOB_ID=43 SLURM_ARRAY_JOB_ID=41 SLURM_ARRAY_TASK_ID=1";
 const char* kNoSlurmEnv = "env -u SLURM_JOB_ID -u SLURM_ARRAY_JOB_ID -u SLURM_ARRAY_TASK_ID";
 
@@ -195,4 +202,58 @@ TEST_CASE("the merged summary and CSV are the same bytes whatever the paths of t
   CHECK(json_a.find("ts-paths") == std::string::npos);
   CHECK(csv_a.find("ts-paths") == std::string::npos);
   (void)std::system("rm -rf ts-paths-a 'ts-paths b' ts-paths.err");
+}
+
+TEST_CASE("a worker stopped by SIGTERM before the sweep is a stop, not a failed point", "[sweep][process]") {
+  // scancel and Slurm's time limit signal every process of the job, each on its own (the
+  // workers too, not through the sweep): a worker can end of its SIGTERM before the sweep has
+  // read its own. Its point must be pending (merge: "missing", resumable), not "failed".
+  // Here the worker's SIGTERM comes 0.5 s before the sweep's: the worker (20000 trials, >1 s a
+  // point) has stopped and been reaped by then.
+  spit_grid("ts-term.sweep.json", 20000);
+  (void)std::system("rm -rf ts-term-d");
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl(NVMESIM_BINARY, "nvmesim", "sweep", "ts-term.sweep.json", "--out", "ts-term-d", "-q", "--jobs", "1",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  pid_t worker = 0;
+  for (int i = 0; i < 20000 && worker == 0; ++i) {
+    std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+    if (!(children >> worker)) worker = 0, usleep(500);
+  }
+  REQUIRE(worker > 0);
+  kill(worker, SIGTERM);
+  usleep(500000);
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 143);  // stopped (the worker's SIGTERM alone stops the sweep)
+  const ojson m = ojson::parse(slurp("ts-term-d/manifest.json"));
+  for (const auto& p : m["points"]) CHECK(p["status"] == "pending");
+  REQUIRE(run_with("", "merge ts-term-d --out ts-term.json", "ts-term.err") == 1);
+  CHECK(slurp("ts-term.err").find(" 0 failed, 4 missing ") != std::string::npos);
+  (void)std::system("rm -rf ts-term-d ts-term.sweep.json ts-term.err ts-term.json ts-term.csv");
+}
+
+TEST_CASE("sweep-slurm.sbatch merge prints its Slurm resume line after a late-starting tee", "[sweep][process]") {
+  // The script used to copy merge's report through `2> >(tee LOG >&2)` and read LOG for the
+  // shards to resume: bash's `wait` does not wait for that process substitution, so under load
+  // LOG could still be empty and the "to resume on Slurm" line was left out. A tee that starts
+  // 1 s late on PATH makes that certain; the script must not depend on it.
+  write_failing_sweep("ts-sb.sweep.json");
+  (void)std::system("rm -rf ts-sb-d ts-sb-bin && mkdir ts-sb-bin ts-sb-d && "
+                    "printf '#!/bin/sh\\nsleep 1\\nexec /usr/bin/tee \"$@\"\\n' >ts-sb-bin/tee && chmod +x ts-sb-bin/tee");
+  REQUIRE(run_with(kNoSlurmEnv, "sweep ts-sb.sweep.json --out ts-sb-d/shard-0-of-1 -q", "ts-sb.err") == 1);
+  const std::string cmd = std::string(kNoSlurmEnv) + " PATH=\"$PWD/ts-sb-bin:$PATH\" NVMESIM=" + NVMESIM_BINARY + " " +
+                          NVMESIM_SOURCE_DIR + "/scripts/sweep-slurm.sbatch merge ts-sb.sweep.json ts-sb-d 1 2>ts-sb.err";
+  const int rc = std::system(cmd.c_str());
+  CHECK((WIFEXITED(rc) ? WEXITSTATUS(rc) : -1) == 1);  // a point failed
+  const std::string err = slurp("ts-sb.err");
+  CHECK(err.find("nvmesim merge: resume shard 0/1 with: ") != std::string::npos);
+  CHECK(err.find("sweep-slurm.sbatch: to resume on Slurm (add the -- SBATCH-OPTIONs you gave): ") != std::string::npos);
+  (void)std::system("rm -rf ts-sb-d ts-sb-bin ts-sb.sweep.json ts-sb.err ts-sb-d.json");
 }
