@@ -1,11 +1,9 @@
 #include "core/json_text.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <sys/stat.h>
+
+#include "core/file_input.hpp"
 
 namespace nvmesim {
 
@@ -59,22 +57,7 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return best;
 }
 
-std::string read_text_file(const std::string& path, size_t max_bytes) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw InputError::in_source(path, "cannot read: it is a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError::in_source(path, std::string("cannot open: ") + std::strerror(errno));
-  std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > max_bytes)
-      throw InputError::in_source(path, "file is larger than the limit of " + std::to_string(max_bytes) + " bytes");
-  }
-  if (in.bad()) throw InputError::in_source(path, std::string("read error: ") + std::strerror(errno));
-  return text;
-}
+std::string read_text_file(const std::string& path, size_t max_bytes) { return read_input_file(path, max_bytes); }
 
 void check_nesting_depth(const std::string& text, const std::string& source) {
   size_t depth = 0, line = 1, col = 0;

@@ -23,9 +23,9 @@ void check_nesting_depth(const std::string& text, const std::string& source);
 /// and refusing nesting deeper than kMaxNestingDepth and an object that repeats a key.
 nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source);
 
-/// Reads a whole file (at most `max_bytes`). Throws InputError ("PATH: cannot open: ...") when
-/// it cannot.
-std::string read_text_file(const std::string& path, size_t max_bytes = 16u << 20);
+/// Reads a whole input file (at most `max_bytes`): read_input_file of core/file_input.hpp, which
+/// refuses FIFOs, devices and folders. Throws InputError ("PATH: cannot open: ...") or IoError.
+std::string read_text_file(const std::string& path, size_t max_bytes = size_t{16} << 20);
 
 /// A key escaped as a JSON pointer reference token (RFC 6901: "~" -> "~0", "/" -> "~1").
 std::string escape_token(const std::string& key);
