@@ -236,16 +236,20 @@ std::string definition_id(const Sweep& sw) {
 
 }  // namespace
 
-Sweep load_sweep_file(const std::string& path) {
+std::string folder_of(const std::string& path) {
   const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  return load_sweep_text(read_text_file(path), path, dir);
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
 }
+
+Sweep load_sweep_file(const std::string& path) { return load_sweep_text(read_text_file(path), path, folder_of(path)); }
 
 Sweep load_sweep_text(const std::string& text, const std::string& source, const std::string& base_dir,
                       size_t max_points) {
+  return load_sweep_document(parse_json_text(text, source), source, base_dir, max_points);
+}
+
+Sweep load_sweep_document(const ojson& doc, const std::string& source, const std::string& base_dir, size_t max_points) {
   max_points = std::min(std::max<size_t>(max_points, 1), kMaxSweepPoints);
-  const ojson doc = parse_json_text(text, source);
   const SNode root(doc, source, "");
   Sweep sw;
   read_header(root, sw);
