@@ -165,8 +165,7 @@ void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard,
 
 void check_manifest_matches(const std::string& manifest_path, const Sweep& sw, const Shard& shard) {
   const ojson m = parse_json_text(read_text_file(manifest_path), manifest_path);
-  if (!m.is_object() || m.value("schema", "") != kManifestSchema || !m.contains("sweep") || !m["sweep"].is_object())
-    throw InputError::in_source(manifest_path, "not an nvmesim sweep manifest");
+  check_manifest(m, manifest_path);
   if (m["sweep"].value("id", "") != sw.id)
     throw InputError::in_source(manifest_path, "holds another sweep (id " + m["sweep"].value("id", "?") + ", this one is " + sw.id +
                                      "); the sweep file or its base changed; use a new --out folder");
