@@ -1,5 +1,6 @@
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/cli.hpp"
@@ -30,20 +31,15 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
     try {
       require_file_kind(f, {FileKind::scenario, FileKind::sweep}, "a scenario or sweep file");
       // A sweep file (schema nvmesim.sweep/1) is validated as a sweep: every point's scenario.
-      const std::string text = read_text_file(f);
-      bool is_sweep = false;
-      try {
-        const auto doc = parse_json_text(text, f);
-        is_sweep = doc.is_object() && doc.contains("schema") && doc["schema"] == "nvmesim.sweep/1";
-      } catch (const InputError&) {
-      }
-      if (is_sweep) {
-        const Sweep sw = load_sweep_file(f);
+      // The file is read and parsed once.
+      nlohmann::ordered_json doc = parse_json_text(read_text_file(f), f);
+      if (doc.is_object() && doc.contains("schema") && doc["schema"] == "nvmesim.sweep/1") {
+        const Sweep sw = load_sweep_document(doc, f, folder_of(f));
         out << f << ": ok (sweep, " << sw.points.size() << " point" << (sw.points.size() == 1 ? "" : "s") << ", "
             << sw.trials << " trial" << (sw.trials == 1 ? "" : "s") << " per point)\n";
         continue;
       }
-      const Scenario sc = load_scenario_text(text, f);
+      const Scenario sc = load_scenario_document(std::move(doc), f);
       size_t ctrls = sc.variants.front().controllers.size();
       out << f << ": ok (" << sc.variants.size() << " variant" << (sc.variants.size() == 1 ? "" : "s") << ", "
           << ctrls << " controller" << (ctrls == 1 ? "" : "s") << ", " << sc.trials << " trial"

@@ -6,20 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file_input.hpp"
 #include "core/signals.hpp"
 
 namespace nvmesim {
 
-namespace {
-const char* file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-}  // namespace
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   const size_t slash = path_.rfind('/');

@@ -24,12 +24,19 @@ std::string quoted(std::string_view t) { return "\"" + std::string(t) + "\""; }
 // quantity for messages ("duration", "frequency").
 Decimal split_number(std::string_view text, std::string_view& unit, const char* what,
                      const char* units_allowed) {
+  // One form only: digits, optionally '.' and digits, optionally spaces, then the unit, nothing
+  // around them (issue 16 item 22: " 1ms ", "+1ms", "1\tms", ".5ms" and "1.ms" were accepted
+  // without a word).
+  const std::string form = std::string(" (the form is DIGITS[.DIGITS]UNIT, e.g. ") + units_allowed + ")";
+  if (!text.empty() && (std::isspace(static_cast<unsigned char>(text.front())) ||
+                        std::isspace(static_cast<unsigned char>(text.back()))))
+    throw ParseError(std::string(what) + " " + quoted(text) + " has white space around it; write it without" + form);
   size_t i = 0;
-  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   if (i < text.size() && (text[i] == '-'))
     throw ParseError(std::string(what) + " " + quoted(text) + " is negative; " + what +
                      "s must be >= 0");
-  if (i < text.size() && text[i] == '+') ++i;
+  if (i < text.size() && text[i] == '+')
+    throw ParseError(std::string(what) + " " + quoted(text) + " has a '+' sign; write the number without it" + form);
   Decimal d;
   size_t digits = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
@@ -40,6 +47,8 @@ Decimal split_number(std::string_view text, std::string_view& unit, const char* 
     ++digits;
   }
   if (i < text.size() && text[i] == '.') {
+    if (digits == 0 || i + 1 >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i + 1])))
+      throw ParseError(std::string(what) + " " + quoted(text) + " needs a digit on each side of its '.'" + form);
     ++i;
     while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
       if (d.frac_digits < 30) {
@@ -61,10 +70,12 @@ Decimal split_number(std::string_view text, std::string_view& unit, const char* 
     d.frac /= 10;
     --d.frac_digits;
   }
-  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  size_t end = text.size();
-  while (end > i && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  unit = text.substr(i, end - i);
+  // Spaces between the number and the unit are allowed ("3 ms"); tabs and other white space not.
+  while (i < text.size() && text[i] == ' ') ++i;
+  if (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+    throw ParseError(std::string(what) + " " + quoted(text) + " has white space other than spaces before its unit" +
+                     form);
+  unit = text.substr(i);
   if (unit.empty())
     throw ParseError(std::string(what) + " " + quoted(text) + " has no unit; write e.g. " + units_allowed);
   if (unit[0] == 'e' || unit[0] == 'E')
@@ -102,6 +113,10 @@ int64_t parse_duration_ps(std::string_view text) {
   const u128 frac_ps_num = d.frac * scale;
   if (frac_ps_num % den != 0)
     throw ParseError("duration " + quoted(text) + " is finer than the 1 ps resolution");
+  // The integer part is checked before it is scaled: int_part * scale could pass 2^128 and wrap
+  // ("340282366920938463463374607432ms" ran as 231.79 us; issue 16 item 12).
+  if (d.int_part > static_cast<u128>(kMaxDurationPs) / scale)
+    throw ParseError("duration " + quoted(text) + " is too long; the largest allowed is 1000000s");
   const u128 total = d.int_part * scale + frac_ps_num / den;
   if (total > static_cast<u128>(kMaxDurationPs))
     throw ParseError("duration " + quoted(text) + " is too long; the largest allowed is 1000000s");

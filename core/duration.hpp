@@ -19,9 +19,11 @@ class ParseError : public std::runtime_error {
 inline constexpr int64_t kMaxDurationPs = 1'000'000'000'000'000'000;
 
 /// Parses "<decimal><unit>" with unit ps, ns, us, µs, ms or s (for example "250ns", "1.5us",
-/// "100ms", "2s") into integer picoseconds. Spaces between number and unit are allowed.
-/// Throws ParseError for a missing or unknown unit, a negative or non-numeric value, an exponent,
-/// a value finer than 1 ps, or one above kMaxDurationPs.
+/// "100ms", "2s") into integer picoseconds. The one form is DIGITS[.DIGITS], optional spaces, UNIT:
+/// spaces between number and unit are allowed ("3 ms"); white space around the text, tabs, a '+'
+/// and a '.' without a digit on each side (".5ms", "1.ms") are errors. Throws ParseError for
+/// those, a missing or unknown unit, a negative or non-numeric value, an exponent, a value finer
+/// than 1 ps, or one above kMaxDurationPs (checked before scaling: no wrap, issue 16 item 12).
 int64_t parse_duration_ps(std::string_view text);
 
 /// Parses a frequency "<decimal><unit>" with unit Hz, kHz, MHz or GHz into a clock period in

@@ -32,4 +32,14 @@ InputError InputError::at_line(std::string source, size_t line, size_t column, s
   return InputError(std::move(what), std::move(source), std::move(message), line, column);
 }
 
+InputError InputError::at_line_pointer(std::string source, size_t line, size_t column, std::string pointer,
+                                       std::string message) {
+  std::string what = source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + pointer_text(pointer) +
+                     ": " + message;
+  InputError e(std::move(what), std::move(source), std::move(message), line, column);
+  e.pointer_ = std::move(pointer);
+  e.has_pointer_ = true;
+  return e;
+}
+
 }  // namespace nvmesim

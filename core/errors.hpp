@@ -16,6 +16,7 @@ std::string pointer_text(const std::string& ptr);
 /// - "SOURCE: POINTER: MESSAGE": at a JSON pointer (RFC 6901) inside SOURCE; the root pointer ""
 ///   is shown as "/";
 /// - "SOURCE:LINE:COLUMN: MESSAGE": at a place in the text (syntax errors), line and column from 1;
+/// - "SOURCE:LINE:COLUMN: POINTER: MESSAGE": both (a key an object repeats);
 /// - "SOURCE: MESSAGE": about the whole of SOURCE (a file that cannot be read, a log line);
 /// - "MESSAGE": the message names its place itself ("--trials: must be from 1 to ...").
 class InputError : public std::runtime_error {
@@ -28,12 +29,15 @@ class InputError : public std::runtime_error {
   static InputError in_source(std::string source, std::string message);
   /// A problem at `line` and `column` (both from 1) of the text of `source`.
   static InputError at_line(std::string source, size_t line, size_t column, std::string message);
+  /// A problem at `line` and `column` of the text of `source`, which is also at `pointer`.
+  static InputError at_line_pointer(std::string source, size_t line, size_t column, std::string pointer,
+                                    std::string message);
 
   const std::string& source() const { return source_; }
-  /// True for the pointer form; pointer() is then the JSON pointer ("" for the root).
+  /// True for the pointer forms; pointer() is then the JSON pointer ("" for the root).
   bool has_pointer() const { return has_pointer_; }
   const std::string& pointer() const { return pointer_; }
-  /// Line and column of the line form; 0 otherwise.
+  /// Line and column of the line forms; 0 otherwise.
   size_t line() const { return line_; }
   size_t column() const { return column_; }
   /// What is wrong and what is allowed, without the place.

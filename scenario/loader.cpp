@@ -1,5 +1,6 @@
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "core/json_text.hpp"
 #include "scenario/loader_parts.hpp"
@@ -37,9 +38,8 @@ Scenario read_top_level(const JsonNode& root) {
   return sc;
 }
 
-// The scenario from its text with the options applied, errors not yet attributed to --set.
-Scenario load_unattributed(const std::string& text, const std::string& source, const LoadOptions& options) {
-  ojson doc = parse_json_text(text, source);
+// The scenario from its document with the options applied, errors not yet attributed to --set.
+Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptions& options) {
   scenario_detail::apply_set_patches(doc, options.sets, source);
   if (options.trials >= 0) doc["trials"] = options.trials;
   if (options.seed >= 0) doc["seed"] = options.seed;
@@ -63,8 +63,12 @@ Scenario load_scenario_file(const std::string& path, const LoadOptions& options)
 }
 
 Scenario load_scenario_text(const std::string& text, const std::string& source, const LoadOptions& options) {
+  return load_scenario_document(parse_json_text(text, source), source, options);
+}
+
+Scenario load_scenario_document(ojson doc, const std::string& source, const LoadOptions& options) {
   try {
-    return load_unattributed(text, source, options);
+    return load_unattributed(std::move(doc), source, options);
   } catch (const InputError& e) {
     attribute_to_set(e, options.sets, source);
     throw;

@@ -59,6 +59,13 @@ void apply_set_patches(ojson& doc, const std::vector<SetPatch>& sets, const std:
                            std::to_string(array.size()) + (array.size() == 1 ? " element" : " elements") + "); allowed: 0 to " +
                            std::to_string(array.size()) + ", or - to append");
       }
+      // Each --set may point inside the one before: the depth of the result is checked before
+      // the value is placed (150 chained options built a document 9450 deep; issue 16 item 3).
+      try {
+        check_placed_depth(s.value, s.pointer, source, s.pointer);
+      } catch (const InputError& e) {
+        throw InputError("--set " + s.pointer + ": " + e.message());
+      }
       doc[ptr] = s.value;
     } catch (const InputError&) {
       throw;

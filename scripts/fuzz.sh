@@ -4,7 +4,7 @@
 # on one input or runs out of memory; the input that did it is kept as
 # build-asan/fuzz-out/<target>/crash-*, to be added to tests/data/bad/ or tests/data/fuzz/ as a
 # regression test. Prints executions and coverage per target.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: scenario duration sweep dmesg
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: scenario duration sweep dmesg manifest set
 #   NVMESIM_FUZZ_NO_BUILD=1 skips the build (CI builds the preset once for tests and fuzzing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ case "${1:-}" in -h|--help) sed -n 2,9p "$0"; exit 0;; esac
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario duration sweep dmesg)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario duration sweep dmesg manifest set)
 if [ -z "${NVMESIM_FUZZ_NO_BUILD:-}" ]; then
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j2 --target $(printf 'fuzz_%s ' "${targets[@]}")

@@ -196,8 +196,13 @@ SweepAxis read_axis(const SNode& n, const std::string& pointer, bool zip) {
   std::unordered_set<std::string> seen;
   for (size_t i = 0; i < ax.values.size(); ++i) {
     const ojson& v = ax.values[i];
+    // 1 and 1.0 are the same value; integers are compared exactly, not as doubles (issue 16 item
+    // 20: the seeds 2^53 and 2^53 + 1 were called repeats).
     std::string key = v.dump();
-    if (v.is_number()) key = ojson(v.get<double>()).dump();  // 1 and 1.0 are the same value
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (std::floor(d) == d && d >= -9.2e18 && d <= 9.2e18) key = std::to_string(static_cast<int64_t>(d));
+    }
     if (!seen.insert(key).second) {
       if (ax.listed) n.at(i).fail("the value " + v.dump() + " repeats an earlier value of this axis");
       n.fail("the range gives the value " + v.dump() + " twice after rounding; use fewer values or a wider range");

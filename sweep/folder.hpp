@@ -69,6 +69,12 @@ std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const 
 void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard, const nlohmann::ordered_json& run,
                     const std::vector<PointState>& states);
 
+/// Checks a manifest read back from `path` (sweep/manifest_check.cpp): the schema, the sweep's id,
+/// "points" (1 to kMaxSweepPoints) equal to the product of the axes' lengths (each axis 1 to
+/// kMaxAxisValues values), the shard, and every point's index, status, id, variants and error of
+/// the right type. Throws InputError "PATH: POINTER: ..." at the first wrong field.
+void check_manifest(const nlohmann::ordered_json& m, const std::string& path);
+
 /// When DIR holds a manifest, it must be this sweep's (same id) and of the same shard; throws
 /// InputError otherwise.
 void check_manifest_matches(const std::string& manifest_path, const Sweep& sw, const Shard& shard);

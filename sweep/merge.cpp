@@ -92,9 +92,7 @@ Manifests read_manifests(const std::vector<std::string>& dirs) {
                                             " (a sweep writes it when it starts): run or continue it with 'nvmesim sweep "
                                             "SWEEP.json --out " + d + " --resume' (and its --shard)");
     const ojson m = parse_json_text(read_text_file(path), path);
-    if (!m.is_object() || m.value("schema", "") != kManifestSchema || !m.contains("sweep") || !m["sweep"].is_object() ||
-        !m.contains("points") || !m["points"].is_array())
-      throw InputError::in_source(path, std::string("not an nvmesim sweep manifest (") + kManifestSchema + ")");
+    check_manifest(m, path);
     if (first_manifest.empty()) {
       first_manifest = path;
       ms.sweep = m["sweep"];

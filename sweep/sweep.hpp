@@ -56,6 +56,14 @@ struct Sweep {
 Sweep load_sweep_text(const std::string& text, const std::string& source, const std::string& base_dir = ".",
                       size_t max_points = kMaxSweepPoints);
 
+/// The same from the parsed document `doc` (nvmesim validate parses a file once to tell a sweep
+/// from a scenario).
+Sweep load_sweep_document(const nlohmann::ordered_json& doc, const std::string& source, const std::string& base_dir = ".",
+                          size_t max_points = kMaxSweepPoints);
+
+/// The folder of the file `path` ("." without one), against which its "base" is resolved.
+std::string folder_of(const std::string& path);
+
 /// Reads and loads a sweep file; "base" is relative to the file's folder. Throws InputError.
 Sweep load_sweep_file(const std::string& path);
 

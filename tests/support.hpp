@@ -35,6 +35,32 @@ inline int run_nvmesim(const std::string& args) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+/// What a run of the nvmesim binary gave: its exit status (128 + signal when killed) and stderr.
+struct CliResult {
+  int status = -1;
+  std::string err;
+};
+
+/// Runs `PREFIX nvmesim ARGS` through the shell (stdout discarded, stderr captured). PREFIX is
+/// shell text run before it ("cd DIR && ", "ulimit -s 2048; ", "timeout 10 ").
+inline CliResult run_capture(const std::string& args, const std::string& prefix = "") {
+  const std::string cmd = prefix + std::string(NVMESIM_BINARY) + " " + args + " 2>&1 >/dev/null";
+  CliResult r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.err.append(buf, n);
+  const int st = ::pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+/// Writes `text` to `path` (replacing it).
+inline void spit(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
 /// Runs `sc` in this process (which then holds its one SystemC elaboration) with every trial
 /// detailed, and returns the timeline written to `file` (removed afterwards).
 inline nlohmann::json run_scenario_to_json(const Scenario& sc, const char* file) {

@@ -1,0 +1,292 @@
+// Parsing JSON text (core/json_text.hpp): nlohmann's SAX parser with a document builder of our
+// own, which refuses repeated keys in linear time. nlohmann 3.11.2's callback parser, which the
+// duplicate-key check used before, rescans the parent container at every end of an object, so that
+// a 16 MiB array of objects took about two hours (issue 16 item 4).
+#include <cstring>
+#include <memory>
+#include <unordered_set>
+#include <utility>
+
+#include "core/json_text.hpp"
+
+namespace nvmesim {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+/// Line and column (both from 1, the column in bytes) of byte `offset` of `text`.
+std::pair<size_t, size_t> line_column(const std::string& text, size_t offset) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+/// Byte offset of the opening quote of the `n`-th object key (from 0) of `text`, in document
+/// order: a string followed, after white space and comments, by ':'. Used only after the parser
+/// has read that far, so the text is valid JSON up to there.
+size_t offset_of_key(const std::string& text, size_t n) {
+  size_t count = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      const size_t end = text.find("*/", i + 2);
+      i = end == std::string::npos ? text.size() : end + 1;
+    } else if (c == '"') {
+      const size_t start = i;
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      // Is the next token a ':'?
+      size_t j = i + 1;
+      while (j < text.size()) {
+        if (std::strchr(" \t\r\n", text[j])) {
+          ++j;
+        } else if (text.compare(j, 2, "//") == 0) {
+          while (j < text.size() && text[j] != '\n') ++j;
+        } else if (text.compare(j, 2, "/*") == 0) {
+          const size_t end = text.find("*/", j + 2);
+          j = end == std::string::npos ? text.size() : end + 2;
+        } else {
+          break;
+        }
+      }
+      if (j < text.size() && text[j] == ':' && count++ == n) return start;
+    }
+  }
+  return text.size();
+}
+
+/// Builds an ordered_json from nlohmann's SAX events and stops at the first key an object repeats.
+/// Keys are appended without ordered_map's linear search (they are known to be new), and a
+/// container's pointer stays valid while it is open: only the innermost open container grows.
+class DomBuilder {
+ public:
+  ojson root;
+  // The first repeated key: its JSON pointer and its ordinal among all keys of the text.
+  bool duplicate = false;
+  std::string duplicate_key, duplicate_pointer;
+  size_t duplicate_ordinal = 0;
+  // A syntax error or a number out of range, as nlohmann reports it.
+  bool error = false, out_of_range = false;
+  size_t error_position = 0;
+  std::string error_token, error_what;
+
+  bool null() { return add(ojson(nullptr)); }
+  bool boolean(bool v) { return add(ojson(v)); }
+  bool number_integer(ojson::number_integer_t v) { return add(ojson(v)); }
+  bool number_unsigned(ojson::number_unsigned_t v) { return add(ojson(v)); }
+  bool number_float(ojson::number_float_t v, const std::string&) { return add(ojson(v)); }
+  bool string(std::string& v) { return add(ojson(std::move(v))); }
+  bool binary(ojson::binary_t& v) { return add(ojson(std::move(v))); }
+  bool start_object(size_t) { return open(ojson::object()); }
+  bool start_array(size_t) { return open(ojson::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(std::string& k) {
+    Level& l = levels_.back();
+    const size_t ordinal = keys_seen_++;
+    if (!l.keys) {
+      // Small objects: a scan of their keys; from 16 keys on, a hash set.
+      for (const auto& [name, value] : *l.value->get_ptr<ojson::object_t*>())
+        if (name == k) return repeated(k, ordinal);
+      if (l.value->size() >= 16) {
+        l.keys = std::make_unique<std::unordered_set<std::string>>();
+        for (const auto& [name, value] : *l.value->get_ptr<ojson::object_t*>()) l.keys->insert(name);
+      }
+    }
+    if (l.keys && !l.keys->insert(k).second) return repeated(k, ordinal);
+    l.key = std::move(k);
+    return true;
+  }
+
+  bool parse_error(size_t position, const std::string& last_token, const nlohmann::detail::exception& ex) {
+    error = true;
+    out_of_range = ex.id == 406;
+    error_position = position;
+    error_token = last_token;
+    error_what = ex.what();
+    return false;
+  }
+
+ private:
+  struct Level {
+    ojson* value;
+    std::string key;  // the key of the member being read (objects), until it is added
+    std::unique_ptr<std::unordered_set<std::string>> keys;
+  };
+
+  ojson* add(ojson&& v) {
+    if (levels_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    Level& l = levels_.back();
+    if (l.value->is_array()) {
+      l.value->get_ptr<ojson::array_t*>()->push_back(std::move(v));
+      return &l.value->get_ptr<ojson::array_t*>()->back();
+    }
+    auto& members = static_cast<ojson::object_t::Container&>(*l.value->get_ptr<ojson::object_t*>());
+    members.emplace_back(std::move(l.key), std::move(v));
+    return &members.back().second;
+  }
+  bool open(ojson&& v) {
+    ojson* p = add(std::move(v));
+    levels_.push_back({p, {}, nullptr});
+    return true;
+  }
+  bool close() {
+    levels_.pop_back();
+    return true;
+  }
+  bool repeated(const std::string& k, size_t ordinal) {
+    duplicate = true;
+    duplicate_key = k;
+    duplicate_ordinal = ordinal;
+    // The pointer of the object: the keys and indices of the open containers above it.
+    for (size_t i = 0; i + 1 < levels_.size(); ++i) {
+      const Level& l = levels_[i];
+      // The open child is the last element or member of each container above it.
+      duplicate_pointer += "/" + (l.value->is_array() ? std::to_string(l.value->size() - 1)
+                                                      : escape_token(l.value->get_ptr<ojson::object_t*>()->back().first));
+    }
+    duplicate_pointer += "/" + escape_token(k);
+    return false;
+  }
+  std::vector<Level> levels_;
+  size_t keys_seen_ = 0;
+};
+
+// The messages of a failed parse, each at its place in the text.
+[[noreturn]] void throw_parse_failure(const DomBuilder& b, const std::string& text, const std::string& source) {
+  if (b.duplicate) {
+    const auto [line, col] = line_column(text, offset_of_key(text, b.duplicate_ordinal));
+    throw InputError::at_line_pointer(source, line, col, b.duplicate_pointer,
+                                      "the key \"" + b.duplicate_key +
+                                          "\" appears twice in one object; JSON objects must not repeat a key "
+                                          "(the later value would win)");
+  }
+  if (b.out_of_range) {
+    // nlohmann reports the place just after the number: its first byte is the token's length before.
+    const size_t start = b.error_position >= b.error_token.size() ? b.error_position - b.error_token.size() : 0;
+    const auto [line, col] = line_column(text, start);
+    throw InputError::at_line(source, line, col,
+                              "JSON number " + b.error_token +
+                                  " is out of range; numbers must be finite (at most about 1.8e308)");
+  }
+  // The byte nlohmann names is counted from 1.
+  const auto [line, col] = line_column(text, b.error_position > 0 ? b.error_position - 1 : 0);
+  std::string what = b.error_what;
+  const size_t colon = what.find(": ", what.find("parse error"));
+  if (colon != std::string::npos) what = what.substr(colon + 2);
+  throw InputError::at_line(source, line, col, "JSON syntax error: " + what);
+}
+
+}  // namespace
+
+void check_nesting_depth(const std::string& text, const std::string& source) {
+  size_t depth = 0, line = 1, col = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      col = 0;
+    } else {
+      ++col;
+    }
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // an escaped character (a newline cannot be escaped in JSON)
+        ++col;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      for (i += 2; i < text.size() && !(text[i] == '*' && i + 1 < text.size() && text[i + 1] == '/'); ++i) {
+        if (text[i] == '\n') {
+          ++line;
+          col = 0;
+        } else {
+          ++col;
+        }
+      }
+      ++i;
+      col += 2;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNestingDepth)
+        throw InputError::at_line(source, line, col,
+                                  "JSON nested deeper than " + std::to_string(kMaxNestingDepth) +
+                                      " levels; a scenario needs fewer than 10");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+ojson parse_json_text(const std::string& text, const std::string& source) {
+  // nlohmann's lexer takes a NUL byte for the end of the input: the rest of the file would be
+  // silently ignored.
+  if (const void* nul = std::memchr(text.data(), '\0', text.size())) {
+    const auto [line, col] = line_column(text, static_cast<size_t>(static_cast<const char*>(nul) - text.data()));
+    throw InputError::at_line(source, line, col,
+                              "a NUL byte (\\u0000); JSON text cannot hold one (inside a string write \\u0000)");
+  }
+  // Deeply nested values would exhaust the stack in the recursive copy, merge and dump of the
+  // document (100000 levels crashed nvmesim validate): refuse them before parsing.
+  check_nesting_depth(text, source);
+  DomBuilder b;
+  if (!ojson::sax_parse(text, &b, ojson::input_format_t::json, /*strict=*/true, /*ignore_comments=*/true))
+    throw_parse_failure(b, text, source);
+  return std::move(b.root);
+}
+
+size_t json_depth(const ojson& value, size_t stop_above) {
+  // Iterative: a document may be deeper than the stack allows recursion (issue 16 item 3).
+  struct Frame {
+    const ojson* v;
+    size_t depth;
+  };
+  std::vector<Frame> todo{{&value, 0}};
+  size_t deepest = 0;
+  while (!todo.empty()) {
+    const Frame f = todo.back();
+    todo.pop_back();
+    if (!f.v->is_structured()) continue;
+    const size_t d = f.depth + 1;
+    if (d > deepest) deepest = d;
+    if (deepest > stop_above) return deepest;
+    for (const auto& child : *f.v) todo.push_back({&child, d});
+  }
+  return deepest;
+}
+
+void check_placed_depth(const ojson& value, const std::string& pointer, const std::string& source,
+                        const std::string& error_pointer) {
+  size_t levels = 0;  // the reference tokens of `pointer`: each is one container above the value
+  for (char c : pointer) levels += c == '/';
+  const size_t limit = kMaxNestingDepth;
+  if (levels > limit || json_depth(value, limit - levels) > limit - levels)
+    throw InputError(source, error_pointer,
+                     "the value would be nested deeper than " + std::to_string(limit) + " levels once placed at " +
+                         (pointer.size() > 200 ? pointer.substr(0, 200) + "..." : pointer_text(pointer)) +
+                         " (its pointer counts " + std::to_string(levels) +
+                         " levels); a scenario needs fewer than 10");
+}
+
+}  // namespace nvmesim

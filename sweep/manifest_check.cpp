@@ -1,0 +1,122 @@
+// Validation of a sweep manifest read back from DIR/manifest.json (by merge and --resume): every
+// field the readers use is checked like an input file's, with its JSON pointer (issue 16 item 2:
+// an axis whose "values" was [] or 5 made merge die of SIGFPE, "points": 1e12 allocated without
+// limit, and wrongly typed fields gave "internal error", exit 4).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/json_reader.hpp"
+#include "core/json_text.hpp"
+#include "scenario/scenario.hpp"
+#include "sweep/folder.hpp"
+
+namespace nvmesim::sweep_detail {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+/// Requires `n` to be of the JSON type `want` ("object", "array", "string"), naming what was found.
+void require_type(const JsonNode& n, const char* want) {
+  const ojson& j = n.json();
+  const bool ok = (std::string(want) == "object" && j.is_object()) || (std::string(want) == "array" && j.is_array()) ||
+                  (std::string(want) == "string" && j.is_string());
+  if (!ok) n.fail(std::string("must be ") + (want[0] == 'a' || want[0] == 'o' ? "an " : "a ") + want + ", not " +
+                  type_name(j) + " (the manifest was changed by hand or by another program)");
+}
+
+// The axes: each a pointer, a kind and a non-empty list of values; their product is the number
+// of points (the merge expands every missing point from them).
+void check_axes(const JsonNode& sweep, uint64_t points) {
+  uint64_t product = 1, zip_len = 0;
+  if (sweep.has("axes")) {
+    const JsonNode axes = sweep.at("axes");
+    require_type(axes, "array");
+    for (size_t i = 0; i < axes.json().size(); ++i) {
+      const JsonNode a = axes.at(i);
+      require_type(a, "object");
+      for (const char* key : {"pointer", "kind", "values"})
+        if (!a.has(key)) a.fail(std::string("needs \"") + key + "\"");
+      const std::string ptr = a.at("pointer").str();
+      if (!ptr.empty() && ptr[0] != '/') a.at("pointer").fail("must be a JSON pointer (\"/host/hz\"), not \"" + ptr + "\"");
+      const std::vector<std::pair<std::string, bool>> kKinds = {{"grid", false}, {"zip", true}};
+      const bool zip = a.at("kind").choice(kKinds);
+      const JsonNode values = a.at("values");
+      require_type(values, "array");
+      const uint64_t len = values.json().size();
+      if (len == 0 || len > kMaxAxisValues)
+        values.fail("must hold 1 to " + std::to_string(kMaxAxisValues) + " values, not " + std::to_string(len));
+      if (zip && zip_len != 0 && len != zip_len)
+        values.fail("has " + std::to_string(len) + " values, the zip axes before it " + std::to_string(zip_len));
+      if (zip && zip_len != 0) continue;
+      if (zip) zip_len = len;
+      product *= len;  // at most kMaxSweepPoints x kMaxAxisValues: no overflow
+      if (product > kMaxSweepPoints)
+        axes.fail("give more than " + std::to_string(kMaxSweepPoints) + " points");
+    }
+  }
+  if (product != points)
+    sweep.at("points").fail("is " + std::to_string(points) + " but the axes give " + std::to_string(product) + " points");
+}
+
+// One entry of "points": the fields merge reads, of the right types.
+void check_point(const JsonNode& p, uint64_t points) {
+  require_type(p, "object");
+  if (!p.has("index")) p.fail("needs \"index\"");
+  (void)p.at("index").integer_in(0, static_cast<int64_t>(points) - 1);
+  if (!p.has("status")) p.fail("needs \"status\"");
+  const std::vector<std::pair<std::string, std::string>> kStatuses = {{"pending", "pending"}, {"done", "done"}, {"failed", "failed"}};
+  const std::string status = p.at("status").choice(kStatuses);
+  for (const char* key : {"id", "error", "file"})
+    if (p.has(key)) (void)p.at(key).str();
+  if (p.has("parameters")) require_type(p.at("parameters"), "object");
+  if (p.has("paired")) {
+    require_type(p.at("paired"), "array");
+    for (size_t i = 0; i < p.at("paired").json().size(); ++i) require_type(p.at("paired").at(i), "object");
+  }
+  if (status == "done" && !p.has("variants")) p.fail("is done but has no \"variants\"");
+  if (!p.has("variants")) return;
+  const JsonNode vs = p.at("variants");
+  require_type(vs, "array");
+  for (size_t i = 0; i < vs.json().size(); ++i) {
+    const JsonNode v = vs.at(i);
+    require_type(v, "object");
+    if (v.has("name")) (void)v.at("name").str();
+    if (v.has("summary")) require_type(v.at("summary"), "object");
+  }
+}
+
+}  // namespace
+
+void check_manifest(const ojson& m, const std::string& path) {
+  const JsonNode root(m, path, "");
+  if (!m.is_object() || !m.contains("schema") || m["schema"] != kManifestSchema)
+    throw InputError::in_source(path, std::string("not an nvmesim sweep manifest (") + kManifestSchema + ")");
+  if (root.has("tool")) require_type(root.at("tool"), "object");
+  for (const char* key : {"sweep", "points"})
+    if (!root.has(key)) root.fail(std::string("needs \"") + key + "\"");
+  const JsonNode sweep = root.at("sweep");
+  require_type(sweep, "object");
+  for (const char* key : {"id", "points"})
+    if (!sweep.has(key)) sweep.fail(std::string("needs \"") + key + "\"");
+  (void)sweep.at("id").str();
+  for (const char* key : {"name", "description"})
+    if (sweep.has(key)) (void)sweep.at(key).str();
+  if (sweep.has("trials")) (void)sweep.at("trials").integer_in(1, static_cast<int64_t>(kMaxTrials));
+  const uint64_t points = static_cast<uint64_t>(sweep.at("points").integer_in(1, static_cast<int64_t>(kMaxSweepPoints)));
+  check_axes(sweep, points);
+  if (root.has("shard")) {
+    const JsonNode s = root.at("shard");
+    require_type(s, "object");
+    const int64_t count = s.has("count") ? s.at("count").integer_in(1, 1'000'000) : 1;
+    if (s.has("index")) (void)s.at("index").integer_in(0, count - 1);
+  }
+  const JsonNode pts = root.at("points");
+  require_type(pts, "array");
+  if (pts.json().size() > points)
+    pts.fail("holds " + std::to_string(pts.json().size()) + " points, the sweep has " + std::to_string(points));
+  for (size_t i = 0; i < pts.json().size(); ++i) check_point(pts.at(i), points);
+}
+
+}  // namespace nvmesim::sweep_detail
