@@ -12,11 +12,12 @@ top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top"
 
 # The part of a file or include path. host/ and models/ each have a pure half that the pure
-# parts may see: the timer arithmetic, the kernel profile table and the host's parameters;
+# parts may see: the timer arithmetic, the kernel profile table, the host's parameters and the
+# list of host drivers;
 # the register definitions and the device's parameters. The VCD writer is outputs/' SystemC half.
 part_of() {
   case "$1" in
-    host/timers/*|host/linux/kernel_profile.*|host/host_params.hpp) echo host_pure ;;
+    host/timers/*|host/linux/kernel_profile.*|host/host_params.hpp|host/registry.hpp) echo host_pure ;;
     models/nvme_regs.hpp|models/controller_params.hpp) echo models_pure ;;
     outputs/vcd.*) echo outputs_vcd ;;
     tests/fuzz/*) echo fuzz ;;
