@@ -32,9 +32,11 @@ uint32_t read_register(nvme_host& host, WaitSpec::Register reg, bool& all_ones) 
 [[noreturn]] void too_many_polls(const nvme_host& host, const WaitSpec& spec, uint64_t polls) {
   const uint64_t limit = host.params().max_polls_per_wait;
   const char* what = spec.reg == WaitSpec::Register::csts ? "CSTS" : "PCI_VENDOR_ID";
-  throw SimulationLimitError("controller " + host.dev() + " made " + std::to_string(polls) + " " + what +
-                             " reads in one " + spec.kind + " (limit host.max_polls_per_wait = " +
-                             std::to_string(limit) + "); " + spec.limit_hint);
+  std::string text = "controller " + host.dev() + " made " + std::to_string(polls) + " " + what + " reads in one " +
+                     spec.kind + " (limit host.max_polls_per_wait";
+  if (spec.limit_hint) text += " = " + std::to_string(limit) + "); " + spec.limit_hint;
+  else text += ")";
+  throw SimulationLimitError(text);
 }
 
 }  // namespace

@@ -57,7 +57,8 @@ struct WaitSpec {
   /// The message logged when the deadline passes (only in detailed trials); nullptr for none.
   /// Gets the spec, the last value read and the requested sleep time so far (ps).
   std::string (*message)(const WaitSpec& spec, uint32_t last, int64_t slept_ps) = nullptr;
-  /// For the polls limit's error: what this wait is ("readiness wait") and what to change.
+  /// For the polls limit's error: what this wait is ("readiness wait") and what to change
+  /// (nullptr: the error names the limit only, as Linux's pre-6.2 shutdown loop always did).
   const char* kind = "readiness wait";
   const char* limit_hint = "use a poll policy that sleeps, or a shorter CAP.TO";
 };

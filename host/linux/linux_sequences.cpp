@@ -70,7 +70,7 @@ int linux_driver::wait_shutdown_msleep_loop(uint64_t timeout_s, size_t phase) {
   s.op = "shutdown";
   s.message = shutdown_incomplete;
   s.kind = "shutdown wait";
-  s.limit_hint = "use a shutdown poll that sleeps, or a shorter shutdown timeout";
+  s.limit_hint = nullptr;  // its error has always named the limit only
   const WaitResult r = wait_until_ready(host(), s, phase);
   if (r.ready()) return 0;
   last_csts_ = r.last;
