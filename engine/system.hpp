@@ -1,9 +1,12 @@
 #pragma once
-// The elaborated system: per controller a linux_probe (host), a pcie_link and an nvme_controller,
-// wired host -> link -> BAR0 and controller DMA -> link -> host memory; and one driver thread that
-// runs trial after trial inside this single elaboration (DESIGN section 2: one elaboration per
-// process, many trials per elaboration). Trials never reset simulated time; every model measures
-// time from the start of its trial, so a trial's result does not depend on the trials before it.
+// The elaborated system: per controller an nvme_host (the host side of the PCI function), a
+// pcie_link and an nvme_controller, wired host -> link -> BAR0 and controller DMA -> link -> host
+// memory; and one thread that runs trial after trial inside this single elaboration (DESIGN
+// section 2: one elaboration per process, many trials per elaboration). Each trial runs the
+// variant's host driver (host.driver, host/registry.hpp) on the hosts; its platform
+// (host/platform.hpp) holds the attach and shutdown order, the boot's state, the clock and the
+// reboot. Trials never reset simulated time; every model measures time from the start of its
+// trial, so a trial's result does not depend on the trials before it.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -13,7 +16,8 @@
 #include <systemc>
 
 #include "core/recorder.hpp"
-#include "host/linux/linux_probe.hpp"
+#include "host/nvme_host.hpp"
+#include "host/platform.hpp"
 #include "models/nvme_controller.hpp"
 #include "models/pcie_link.hpp"
 #include "outputs/trial.hpp"
@@ -43,10 +47,22 @@ class nvme_system : public sc_core::sc_module {
   const std::string& error() const { return error_; }
 
  private:
+  // One host driver on every function, and the platform that runs them.
+  struct DriverSet {
+    std::string name;
+    std::vector<std::unique_ptr<HostDriver>> drivers;
+    std::unique_ptr<Platform> platform;
+  };
   void drive();  // SC_THREAD
-  // Runs `action` on the controllers in `which` in parallel and waits for all of them.
-  void run_parallel(const std::vector<size_t>& which, HostAction action);
-  std::vector<std::unique_ptr<linux_probe>> probes_;
+  // Runs trial `req` from now to its end; returns false when it hit a limit (error_ is set).
+  bool run_trial(const TrialRequest& req, TrialResult& r);
+  // The drivers and platform of `name`, made on first use.
+  Platform& platform_for(const std::string& name);
+  // The PCI functions of variant `index` as its driver sees them (built once per variant).
+  const std::vector<PciFunction>& functions_of(const TrialRequest& req);
+  std::vector<std::unique_ptr<nvme_host>> hosts_;
+  std::vector<DriverSet> driver_sets_;
+  std::vector<std::vector<PciFunction>> functions_;  // by variant index
   std::vector<std::unique_ptr<pcie_link>> links_;
   std::vector<std::unique_ptr<nvme_controller>> controllers_;
   std::vector<uint64_t> h_link_one_way_, h_link_write_stall_;  // fnv1a64("nvmeN/link_..."), hashed once

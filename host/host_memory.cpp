@@ -27,6 +27,7 @@ void host_memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   else {
     std::memcpy(bytes_.data() + addr, trans.get_data_ptr(), len);
     dirty_ = true;
+    if (watch_cq_writes && addr < hostmem::kIdentify && addr + len > hostmem::kAdminCq) cq_write.notify(delay);
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }

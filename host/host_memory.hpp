@@ -25,6 +25,12 @@ class host_memory : public sc_core::sc_module {
   tlm_utils::simple_target_socket<host_memory> target;
   /// Notified (with the write's annotated delay) when an MSI-X message arrives.
   sc_core::sc_event irq;
+  /// Notified (with the write's annotated delay) when a DMA write into the admin CQ arrives while
+  /// watch_cq_writes is set: what a host polling the CQE's phase tag sees (one CQE in flight at a
+  /// time). Off unless a host polls: an extra timed notification could reorder processes that
+  /// wake at the same time, and so change the outputs of hosts that wait for the MSI-X.
+  sc_core::sc_event cq_write;
+  bool watch_cq_writes = false;
 
   explicit host_memory(sc_core::sc_module_name name);
   /// Direct access for the probe (host CPU side); counts as a possible write.

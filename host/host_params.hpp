@@ -1,6 +1,7 @@
 #pragma once
 // Everything the scenario says about the host (DESIGN section 7, `host`), in typed form.
 #include <cstdint>
+#include <string>
 
 #include "core/distribution.hpp"
 #include "host/linux/kernel_profile.hpp"
@@ -9,6 +10,8 @@
 namespace nvmesim {
 
 struct HostParams {
+  /// host.driver: the host driver that runs the trials, one of host/registry.hpp's names.
+  std::string driver = "linux";
   KernelVersion kernel;                  ///< host.kernel
   KernelProfile profile;                 ///< the release's row, with host.overrides applied
   TimerSettings timers;                  ///< HZ, tick mode, highres, background IRQ rate

@@ -2,7 +2,7 @@
 // VCD waveforms (`--vcd FILE`, DESIGN section 8) written through sc_trace, for GTKWave.
 //
 // Signals (see nvme_system::trace): per controller N nvmeN.CC_EN, nvmeN.CSTS_RDY, nvmeN.CSTS_CFS,
-// nvmeN.CSTS_SHST (2 bits) and nvmeN.host_state (4 bits, HostState in host/linux/linux_probe.hpp), and
+// nvmeN.CSTS_SHST (2 bits) and nvmeN.host_state (4 bits, HostState in host/driver.hpp), and
 // `trial` and `variant` (32-bit integers). The file covers every trial of the run, back to back
 // on the simulation's own time axis (1 ps timescale): trials run one after another in one
 // elaboration, each starting where the previous one ended; `trial` and `variant` tell them apart.

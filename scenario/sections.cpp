@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/duration.hpp"
+#include "host/registry.hpp"
 #include "scenario/loader_parts.hpp"
 
 namespace nvmesim::scenario_detail {
@@ -65,7 +66,7 @@ HostParams read_host(const Node& n) {
   if (n.has("wakeup_latency")) h.wakeup_latency = read_distribution(n.at("wakeup_latency"));
   if (n.has("background_irq_rate_hz")) h.timers.background_irq_rate_hz = n.at("background_irq_rate_hz").number(0, 1e7);
   if (n.has("init_to_probe")) h.init_to_probe = read_distribution(n.at("init_to_probe"));
-  if (n.has("driver")) n.at("driver").choice<int>({{"linux", 0}});
+  if (n.has("driver")) h.driver = n.at("driver").choice(host_driver_choices());
   if (n.has("cpus")) h.cpus = static_cast<uint32_t>(n.at("cpus").integer(1, 65536));
   if (n.has("max_polls_per_wait")) h.max_polls_per_wait = static_cast<uint64_t>(n.at("max_polls_per_wait").integer(1, 1'000'000'000));
   if (n.has("max_events_per_trial"))

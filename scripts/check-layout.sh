@@ -12,12 +12,15 @@ top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top"
 
 # The part of a file or include path. host/ and models/ each have a pure half that the pure
-# parts may see: the timer arithmetic, the kernel profile table and the host's parameters;
-# the register definitions and the device's parameters. The VCD writer is outputs/' SystemC half.
+# parts may see: the timer arithmetic, the kernel profile table, the host's parameters and the
+# list of host drivers; the register definitions. The device's parameters (models_params) are
+# pure too, but host/ may not see them: a driver sees the PCI function, never the device's
+# latencies and faults. The VCD writer is outputs/' SystemC half.
 part_of() {
   case "$1" in
-    host/timers/*|host/linux/kernel_profile.*|host/host_params.hpp) echo host_pure ;;
-    models/nvme_regs.hpp|models/controller_params.hpp) echo models_pure ;;
+    host/timers/*|host/linux/kernel_profile.*|host/host_params.hpp|host/registry.hpp) echo host_pure ;;
+    models/nvme_regs.hpp) echo models_pure ;;
+    models/controller_params.hpp) echo models_params ;;
     outputs/vcd.*) echo outputs_vcd ;;
     tests/fuzz/*) echo fuzz ;;
     */*) echo "${1%%/*}" ;;
@@ -29,17 +32,18 @@ part_of() {
 declare -A allowed=(
   [core]=""
   [models_pure]="core"
-  [models]="core models_pure systemc"
+  [models_params]="core models_pure"
+  [models]="core models_pure models_params systemc"
   [host_pure]="core"
   [host]="core models_pure host_pure systemc"
-  [scenario]="core models_pure host_pure"
-  [outputs]="core models_pure host_pure scenario"
+  [scenario]="core models_pure models_params host_pure"
+  [outputs]="core models_pure models_params host_pure scenario"
   [outputs_vcd]="core systemc"
-  [engine]="core models_pure models host_pure host scenario outputs outputs_vcd systemc"
-  [sweep]="core models_pure host_pure scenario"
+  [engine]="core models_pure models_params models host_pure host scenario outputs outputs_vcd systemc"
+  [sweep]="core models_pure models_params host_pure scenario"
   [tools]="core host_pure"
-  [cli]="core models_pure host_pure scenario outputs engine sweep tools"
-  [fuzz]="core models_pure host_pure scenario sweep tools"
+  [cli]="core models_pure models_params host_pure scenario outputs engine sweep tools"
+  [fuzz]="core models_pure models_params host_pure scenario sweep tools"
 )
 
 status=0

@@ -76,6 +76,24 @@ SleepPolicy SleepPolicy::resolved(const TimerSettings& settings, const TimerRule
   return msleep((us + 999) / 1000);
 }
 
+int64_t SleepPolicy::requested_ps() const {
+  switch (kind_) {
+    case Kind::msleep: return int64_t{a_} * 1'000'000'000;
+    case Kind::usleep_range:
+    case Kind::fsleep:
+    case Kind::udelay: return int64_t{a_} * 1'000'000;
+    case Kind::busy: return 0;
+  }
+  return 0;
+}
+
+SleepPolicy SleepPolicy::scaled(uint32_t factor) const {
+  const uint64_t a = uint64_t{a_} * factor, b = uint64_t{b_} * factor;
+  if (a > UINT32_MAX || b > UINT32_MAX)
+    throw std::overflow_error("sleep policy " + to_string() + " times " + std::to_string(factor) + " overflows");
+  return SleepPolicy(kind_, static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+}
+
 int64_t SleepPolicy::end_ps(const TickClock& clock, const TimerSettings& settings, const TimerRules& rules,
                             int64_t now_ps, double irq_u) const {
   switch (kind_) {

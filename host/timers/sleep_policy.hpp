@@ -36,6 +36,12 @@ class SleepPolicy {
   /// `rules.fsleep_613` picks the rule.
   SleepPolicy resolved(const TimerSettings& settings, const TimerRules& rules) const;
 
+  /// The sleep asked for, in ps: msleep's ms, usleep_range's min, fsleep's and udelay's us; busy 0.
+  int64_t requested_ps() const;
+  /// The same kind with every argument multiplied by `factor` (a backoff such as pcie_flr's
+  /// doubling). Throws std::overflow_error when an argument would pass 2^32 - 1.
+  SleepPolicy scaled(uint32_t factor) const;
+
   /// True when the task is scheduled out (msleep, usleep_range): a wakeup latency applies.
   bool schedules() const { return kind_ == Kind::msleep || kind_ == Kind::usleep_range; }
 

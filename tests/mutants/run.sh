@@ -48,14 +48,14 @@ mutant M3 "controller: no clock edges (edge_at_or_after returns its argument)" \
   models/nvme_controller.cpp \
   'return t0_ps_ + ((d + p - 1) / p) * p;' \
   's|return t0_ps_ + ((d + p - 1) / p) \* p;|return t_ps;|'
-mutant M4 "host: time_after(jiffies, deadline) as jiffies >= deadline (first check: nvme_wait_ready)" \
-  host/linux/linux_probe.cpp \
-  'if (time_after(clock.jiffies_at(now_rel()), deadline))' \
-  '0,/time_after(clock\.jiffies_at(now_rel()), deadline)/s//clock.jiffies_at(now_rel()) >= deadline/'
+mutant M4 "host: time_after(jiffies, deadline) as jiffies >= deadline (the readiness loop's deadline rule)" \
+  host/readiness.cpp \
+  'case Deadline::Rule::time_after: return time_after(clock.jiffies_at(now_rel), start_tick + d.amount);' \
+  's/return time_after(clock\.jiffies_at(now_rel), start_tick + d\.amount);/return clock.jiffies_at(now_rel) >= start_tick + d.amount;/'
 mutant M5 "host: no scheduler wakeup latency after a sleep (the draw is still taken)" \
-  host/linux/linux_probe.cpp \
-  'end += s_.host->wakeup_latency.sample_ps(wakeup_stream_);' \
-  's/end += s_\.host->wakeup_latency\.sample_ps(wakeup_stream_);/(void)s_.host->wakeup_latency.sample_ps(wakeup_stream_);/'
+  host/nvme_host.cpp \
+  'if (p.schedules()) end += h.wakeup_latency.sample_ps(wakeup_stream_);' \
+  's/end += h\.wakeup_latency\.sample_ps(wakeup_stream_);/(void)h.wakeup_latency.sample_ps(wakeup_stream_);/'
 mutant M6 "link: width ignored in the TLP serialisation (every link x1)" \
   models/pcie_link.cpp \
   'const int64_t den = 1024 * static_cast<int64_t>(width);' \

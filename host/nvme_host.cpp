@@ -1,0 +1,275 @@
+#include "host/nvme_host.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "models/nvme_regs.hpp"
+
+namespace nvmesim {
+
+namespace {
+int64_t now_ps() { return static_cast<int64_t>(sc_core::sc_time_stamp().value()); }
+sc_core::sc_time ps_time(int64_t ps) { return sc_core::sc_time::from_value(static_cast<uint64_t>(ps)); }
+
+using regs::le32;
+using regs::put_le32;
+using regs::put_le64;
+}  // namespace
+
+nvme_host::nvme_host(sc_core::sc_module_name name, int index)
+    : sc_module(name),
+      bar("bar"),
+      memory("memory"),
+      index_(index),
+      dev_("nvme" + std::to_string(index)),
+      h_wakeup_(fnv1a64("host/wakeup/" + dev_)),
+      h_irq_(fnv1a64("host/background_irq/" + dev_)) {
+  SC_THREAD(run);
+}
+
+void nvme_host::begin_trial(HostDriver& driver, const DriverContext& context) {
+  driver_ = &driver;
+  ctx_ = context;
+  t0_ps_ = now_ps();
+  wakeup_stream_ = Stream(ctx_.seed, ctx_.trial, h_wakeup_);
+  irq_stream_ = Stream(ctx_.seed, ctx_.trial, h_irq_);
+  log_prefix_.clear();
+  driver.begin_trial(ctx_);
+}
+
+void nvme_host::start(HostAction action) {
+  done_ = false;
+  action_ = action;
+  outcome_ = DriverOutcome{};
+  start_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void nvme_host::run() {
+  for (;;) {
+    sc_core::wait(start_ev_);
+    outcome_.start_ps = now_rel();
+    set_state(HostState::init_to_probe);
+    try {
+      driver_->run(action_);
+    } catch (const SimulationLimitError& e) {
+      outcome_.error = e.what();
+    }
+    set_state(outcome_.status == ProbeStatus::ok ? HostState::done : HostState::failed);
+    done_ = true;
+    done_ev_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+int64_t nvme_host::now_rel() const { return now_ps() - t0_ps_; }
+
+void nvme_host::set_state(HostState st) {
+  if (st != HostState::sleep) awake_state_ = st;
+  state_sig.write(static_cast<unsigned>(st));
+}
+
+void nvme_host::check_limits() {
+  const HostParams& h = params();
+  const uint64_t ops = recorder().count_operation();
+  if (ops > h.max_events_per_trial)
+    throw SimulationLimitError("the trial made more than " + std::to_string(h.max_events_per_trial) +
+                               " MMIO accesses and sleeps over all controllers (limit host.max_events_per_trial); "
+                               "use a poll policy that sleeps, fewer controllers or a shorter CAP.TO");
+  if (now_rel() > kMaxTrialPs)
+    throw SimulationLimitError("controller " + dev_ + ": the trial ran past 1000000 s of simulated time (the "
+                               "limit of one trial); use shorter latencies");
+}
+
+void nvme_host::message(const std::string& text) {
+  if (!detailed()) return;
+  Event e;
+  e.t_ps = now_rel();
+  e.ctrl = index_;
+  e.kind = EventKind::message;
+  e.detail = log_prefix_ + text;
+  recorder().add(std::move(e));
+}
+
+size_t nvme_host::open_phase(const PhaseId& id) {
+  const auto& declared = driver_->phases();
+  const bool known = std::any_of(declared.begin(), declared.end(), [&](const PhaseId& p) {
+    return p.order == id.order && std::strcmp(p.name, id.name) == 0;
+  });
+  if (!known)
+    throw std::logic_error(std::string("host driver ") + driver_->name() + " opened phase " + id.name +
+                           ", which it does not declare");
+  return recorder().add_phase(Phase{id, index_, now_rel(), 0, 0, 0});
+}
+
+void nvme_host::finish(ProbeStatus status) {
+  outcome_.status = status;
+  outcome_.end_ps = now_rel();
+}
+
+// ---- BAR0 and configuration space ---------------------------------------------------------------
+
+void nvme_host::prepare(tlm::tlm_command cmd, uint64_t address, uint8_t* data, uint32_t len) {
+  trans_.set_command(cmd);
+  trans_.set_address(address);
+  trans_.set_data_ptr(data);
+  trans_.set_data_length(len);
+  trans_.set_streaming_width(len);
+  trans_.set_byte_enable_ptr(nullptr);
+  trans_.set_dmi_allowed(false);
+  trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+}
+
+void nvme_host::transport_and_record(int64_t start_ps, const char* reg, uint32_t value, const char* detail) {
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  bar->b_transport(trans_, delay);
+  sc_core::wait(delay);
+  check_limits();
+  if (!detailed()) return;
+  const bool read = trans_.get_command() == tlm::TLM_READ_COMMAND;
+  const uint32_t len = trans_.get_data_length();
+  Event e;
+  e.t_ps = start_ps;
+  e.dur_ps = now_rel() - start_ps;
+  e.ctrl = index_;
+  e.kind = read ? EventKind::mmio_read : EventKind::mmio_write;
+  e.reg = reg;
+  e.has_value = true;
+  const uint32_t mask = len >= 4 ? 0xFFFFFFFFu : (1u << (8 * len)) - 1;
+  e.value = (read ? le32(trans_.get_data_ptr()) : value) & mask;
+  if (detail) e.detail = detail;
+  recorder().add(std::move(e));
+}
+
+uint32_t nvme_host::read32(uint32_t offset, const char* reg) {
+  uint8_t data[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+  const int64_t start = now_rel();
+  prepare(tlm::TLM_READ_COMMAND, offset, data, 4);
+  transport_and_record(start, reg, 0, nullptr);
+  // A read the link could not complete returns all ones, as a PCIe master abort does.
+  if (trans_.get_response_status() != tlm::TLM_OK_RESPONSE) return regs::kAllOnes32;
+  return le32(data);
+}
+
+void nvme_host::write32(uint32_t offset, uint32_t value, const char* reg) {
+  uint8_t data[4];
+  put_le32(data, value);
+  const int64_t start = now_rel();
+  prepare(tlm::TLM_WRITE_COMMAND, offset, data, 4);
+  transport_and_record(start, reg, value, nullptr);
+}
+
+bool nvme_host::config_access(tlm::tlm_command cmd, uint32_t offset, uint8_t* data, uint32_t len, const char* reg,
+                              uint32_t value, const char* detail) {
+  const int64_t start = now_rel();
+  // Configuration space is a window of the BAR socket at regs::pcicfg::kConfigSpaceBase.
+  prepare(cmd, regs::pcicfg::kConfigSpaceBase + offset, data, len);
+  transport_and_record(start, reg, value, detail);
+  return trans_.get_response_status() == tlm::TLM_OK_RESPONSE;
+}
+
+uint16_t nvme_host::read_config16(uint32_t offset, const char* reg) {
+  uint8_t data[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+  // A configuration read the function does not answer returns all ones.
+  if (!config_access(tlm::TLM_READ_COMMAND, offset, data, 2, reg, 0)) return 0xFFFFu;
+  return static_cast<uint16_t>(data[0] | data[1] << 8);
+}
+
+// ---- time ---------------------------------------------------------------------------------------
+
+int64_t nvme_host::sleep(const SleepPolicy& policy) {
+  const HostParams& h = params();
+  const int64_t start = now_ps();
+  const TimerRules& rules = h.profile.timer;
+  const SleepPolicy p = policy.resolved(h.timers, rules);
+  const double irq_u = irq_stream_.next_uniform();
+  int64_t end = t0_ps_ + p.end_ps(*ctx_.clock, h.timers, rules, start - t0_ps_, irq_u);
+  if (p.schedules()) end += h.wakeup_latency.sample_ps(wakeup_stream_);
+  const HostState awake = awake_state_;
+  set_state(HostState::sleep);
+  sc_core::wait(ps_time(end - start));
+  set_state(awake);
+  check_limits();
+  if (detailed()) {
+    Event e;
+    e.t_ps = start - t0_ps_;
+    e.dur_ps = end - start;
+    e.ctrl = index_;
+    e.kind = EventKind::sleep;
+    e.detail = policy.to_string();
+    recorder().add(std::move(e));
+  }
+  return end - start;
+}
+
+void nvme_host::pass_time(int64_t ps) { sc_core::wait(ps_time(ps)); }
+
+// ---- the admin queue ----------------------------------------------------------------------------
+
+void nvme_host::reset_admin_queue(uint32_t depth) {
+  memory.clear();
+  depth_ = std::min(depth, hostmem::kAdminQueueDepth);
+  sq_tail_ = cq_head_ = next_cid_ = 0;
+  cq_phase_ = true;
+  async_cid_ = 0xFFFF;
+  async_completed_ = false;
+}
+
+uint16_t nvme_host::submit(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid) {
+  // Build the SQE in host memory and ring the SQ tail doorbell.
+  uint8_t* sqe = memory.at(hostmem::kAdminSq + uint64_t{sq_tail_} * regs::kSqeBytes);
+  std::memset(sqe, 0, regs::kSqeBytes);
+  const uint16_t cid = next_cid_++;
+  sqe[0] = opcode;
+  sqe[2] = static_cast<uint8_t>(cid);
+  sqe[3] = static_cast<uint8_t>(cid >> 8);
+  put_le32(sqe + 4, nsid);
+  put_le64(sqe + 24, prp1);
+  put_le32(sqe + 40, cdw10);
+  put_le32(sqe + 44, cdw11);
+  sq_tail_ = static_cast<uint16_t>((sq_tail_ + 1) % depth_);
+  write32(regs::sq_tail_doorbell(0, dstrd_), sq_tail_, "SQ0TDBL");
+  return cid;
+}
+
+std::optional<uint32_t> nvme_host::wait_completion(uint16_t cid, CompletionWait how, int64_t timeout_ps) {
+  // Consume CQEs in order until the one for `cid`. A device that drops the doorbell (not ready,
+  // gone) never completes: the timeout ends the wait.
+  const int64_t deadline_ps = now_ps() + timeout_ps;
+  const sc_core::sc_event& wake = how == CompletionWait::msix ? memory.irq : memory.cq_write;
+  memory.watch_cq_writes = how == CompletionWait::poll;
+  for (;;) {
+    uint8_t* cqe = memory.at(hostmem::kAdminCq + uint64_t{cq_head_} * regs::kCqeBytes);
+    // Wait for a CQE with the expected phase tag; an interrupt may come before we wait for it.
+    while (((le32(cqe + 12) >> 16) & 1u) != (cq_phase_ ? 1u : 0u)) {
+      if (now_ps() >= deadline_ps) return std::nullopt;
+      sc_core::wait(ps_time(deadline_ps - now_ps()), wake);
+      check_limits();
+    }
+    if (how == CompletionWait::msix && detailed()) {
+      Event e;
+      e.t_ps = memory.last_irq_ps() - t0_ps_;
+      e.ctrl = index_;
+      e.kind = EventKind::irq;
+      e.detail = "MSI-X vector 0";
+      recorder().add(std::move(e));
+    }
+    const uint32_t dw0 = le32(cqe);
+    const uint16_t got = static_cast<uint16_t>(le32(cqe + 12) & 0xFFFF);
+    if (++cq_head_ == depth_) {
+      cq_head_ = 0;
+      cq_phase_ = !cq_phase_;
+    }
+    write32(regs::cq_head_doorbell(0, dstrd_), cq_head_, "CQ0HDBL");
+    if (got == async_cid_) {
+      async_completed_ = true;
+      async_cid_ = 0xFFFF;
+    }
+    if (got == cid) return dw0;
+  }
+}
+
+std::optional<uint32_t> nvme_host::admin_command(CompletionWait how, int64_t timeout_ps, uint8_t opcode,
+                                                 uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid) {
+  return wait_completion(submit(opcode, cdw10, cdw11, prp1, nsid), how, timeout_ps);
+}
+
+}  // namespace nvmesim

@@ -1,0 +1,19 @@
+#include "host/registry.hpp"
+
+#include <stdexcept>
+
+#include "host/driver.hpp"
+
+namespace nvmesim {
+
+std::unique_ptr<HostDriver> make_driver(const std::string& name, nvme_host& host) {
+#define NVMESIM_MAKE_IF(NAME, ID) \
+  if (name == NAME) return make_##ID(host);
+  NVMESIM_HOST_DRIVERS(NVMESIM_MAKE_IF)
+#undef NVMESIM_MAKE_IF
+  std::string known;
+  for (const auto& n : host_driver_names()) known += (known.empty() ? "\"" : ", \"") + n + "\"";
+  throw std::invalid_argument("unknown host driver \"" + name + "\"; known: " + known);
+}
+
+}  // namespace nvmesim
