@@ -80,4 +80,27 @@ void pair_with_baseline(BaselineSpill& spill, const TrialRequest& req, const Tri
     stats.add_delta_ps(res.probe_ps - base_ps);
 }
 
+RunStats::RunStats(size_t variants) : stats_(variants) {
+  if (variants > 1) baseline_ = std::make_unique<BaselineSpill>();
+}
+
+void RunStats::add(const TrialRequest& req, const TrialResult& res) {
+  VariantStats& s = stats_[req.variant_index];
+  s.add(req, res);
+  if (baseline_) pair_with_baseline(*baseline_, req, res, s);
+}
+
+std::vector<PairedReport> RunStats::paired(const Scenario& sc) const {
+  if (baseline_) baseline_->check();
+  std::vector<PairedReport> out;
+  for (size_t i = 1; i < sc.variants.size(); ++i) {
+    PairedReport p;
+    p.variant = sc.variants[i].name;
+    p.baseline = sc.variants[0].name;
+    p.delta_ms = stats_[i].delta_ms();
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 }  // namespace nvmesim

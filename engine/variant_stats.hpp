@@ -5,6 +5,7 @@
 // (engine/runner.cpp) feeds it.
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "core/sketch.hpp"
 #include "outputs/report.hpp"
 #include "outputs/trial.hpp"
+#include "scenario/scenario.hpp"
 
 namespace nvmesim {
 
@@ -99,5 +101,23 @@ class BaselineSpill {
 /// Pairs trial `res` with the baseline: trial k of variant 0 goes into `spill` before trial k of
 /// any other variant runs, which reads it back and adds the delta to `stats`.
 void pair_with_baseline(BaselineSpill& spill, const TrialRequest& req, const TrialResult& res, VariantStats& stats);
+
+/// The statistics of a whole run: every variant's, and each later variant's pairs with the
+/// baseline (variant 0).
+class RunStats {
+ public:
+  explicit RunStats(size_t variants);
+  /// Adds a trial to its variant and pairs it with the baseline.
+  void add(const TrialRequest& req, const TrialResult& res);
+  /// Variant `index`'s report.
+  VariantReport report(size_t index, const std::string& name) const { return stats_[index].report(name); }
+  /// The paired deltas of every variant after the first against the first. Throws IoError when
+  /// the baseline's spill file failed.
+  std::vector<PairedReport> paired(const Scenario& sc) const;
+
+ private:
+  std::vector<VariantStats> stats_;
+  std::unique_ptr<BaselineSpill> baseline_;  // only with more than one variant
+};
 
 }  // namespace nvmesim
