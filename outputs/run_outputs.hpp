@@ -14,7 +14,7 @@ namespace nvmesim {
 
 /// The output files of a run; an empty path writes nothing.
 struct OutputOptions {
-  std::string out_path;            ///< timeline file; empty for none
+  std::string out_path;            ///< timeline (json, jsonl) or trials CSV file; empty for none
   OutputFormat format = OutputFormat::json;
   uint64_t detail_trials = 10;     ///< trials per variant that keep their full event list (json)
   std::string trace_path;          ///< Chrome trace event JSON (--trace); empty for none
@@ -24,7 +24,7 @@ struct OutputOptions {
   TrialSelection dmesg_trials = TrialSelection::parse("all", "--dmesg-trials"); ///< trials in --dmesg
 };
 
-/// Opens the sinks of every output of `opt` but the VCD, in this order: the timeline, the
+/// Opens the sinks of every output of `opt` but the VCD, in this order: the timeline (or CSV), the
 /// trace, dmesg (so a bad path fails before the run, and the first bad one is reported). `sc`
 /// must outlive them. Throws IoError.
 SinkSet open_file_sinks(const Scenario& sc, const OutputOptions& opt);

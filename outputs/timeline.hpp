@@ -14,7 +14,9 @@
 
 namespace nvmesim {
 
-enum class OutputFormat { json, jsonl };
+/// What `--out` holds: the timeline as one JSON document, as JSON Lines, or the trials as CSV
+/// (outputs/csv.hpp; the timeline functions below take json and jsonl only).
+enum class OutputFormat { json, jsonl, csv };
 
 /// Appends one trial as a JSON object. With `events`, the events and dmesg lines of a detailed
 /// trial are included. With `variant_name` (JSON Lines), the record names its variant.

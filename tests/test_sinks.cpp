@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "outputs/csv.hpp"
 #include "outputs/sink.hpp"
 #include "support.hpp"
 
@@ -105,5 +107,86 @@ TEST_CASE("run: when one output cannot be written, no output of the run appears"
   REQUIRE(shell(std::string(NVMESIM_BINARY) + " run " + kAws + " --trials 2 -q --out '" + (d / "t.json").string() +
                 "'" + outputs) == 0);
   CHECK(listing(d) == std::vector<std::string>{"d.txt", "t.json", "tr.json", "w.vcd"});
+  fs::remove_all(d);
+}
+
+// --- CSV (issue 10 item 10) ---
+
+TEST_CASE("csv: milliseconds from picoseconds, exact, and RFC 4180 quoting", "[sinks][csv]") {
+  // 21 349 356 789 ps = 21 349 356 ns (the 789 ps are dropped, as the timeline's *_ns) = 21.349356 ms.
+  CHECK(nvmesim::csv_ms(21'349'356'789) == "21.349356");
+  CHECK(nvmesim::csv_ms(0) == "0.000000");
+  CHECK(nvmesim::csv_ms(999) == "0.000000");                 // under 1 ns
+  CHECK(nvmesim::csv_ms(1'000) == "0.000001");               // 1 ns
+  CHECK(nvmesim::csv_ms(-211'456'956'000) == "-211.456956"); // a negative delta keeps its sign
+  CHECK(nvmesim::csv_ms(-500'000) == "-0.000500");
+  CHECK(nvmesim::csv_quote("6.1") == "6.1");
+  CHECK(nvmesim::csv_quote("a,b") == "\"a,b\"");
+  CHECK(nvmesim::csv_quote("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(nvmesim::csv_quote("two\nlines") == "\"two\nlines\"");
+}
+
+namespace {
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::string cell;
+    std::istringstream ls(line);
+    while (std::getline(ls, cell, ',')) f.push_back(cell);
+    if (!line.empty() && line.back() == ',') f.push_back("");
+    rows.push_back(f);
+  }
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("run --out x.csv: one row per trial, the same times as the timeline", "[sinks][csv][process]") {
+  const fs::path d = scratch("csv");
+  const std::string csv = (d / "t.csv").string(), jsonl = (d / "t.jsonl").string();
+  const std::string run = std::string(NVMESIM_BINARY) + " run " + kSrc + "/scenarios/crto-bogus.json --trials 3 -q";
+  REQUIRE(shell(run + " --out '" + csv + "'") == 0);
+  REQUIRE(shell(run + " --out '" + jsonl + "'") == 0);
+  const auto rows = csv_rows(slurp(csv));
+  REQUIRE(rows.size() == 1 + 4 * 3);  // header + 4 variants x 3 trials
+  CHECK(rows[0] == std::vector<std::string>{"variant", "trial", "status", "probe_ms", "critical_path_ms", "namespace_ms",
+                                            "workload_ms", "polls", "sleeps", "phases"});
+  // Hand calculation, 6.1 trial 0 (crto-bogus.json: CAP.TO 30, enable_latency 20 ms): 6.1 waits
+  // CAP.TO = 15 s with usleep_range(1000, 2000), which sleeps its upper end (2 ms) on an idle CPU.
+  // The enable wait starts at ~1.0048 ms, CSTS.RDY rises 20 ms later (~21.007 ms); its reads at
+  // 1.0067 + k x 2.000946 ms see RDY first at k = 10: 11 reads, 10 sleeps. The disable wait reads
+  // CSTS once (RDY already 0), no sleep. Trial total: 12 polls, 10 sleeps.
+  CHECK(rows[1][0] == "6.1");
+  CHECK(rows[1][1] == "0");
+  CHECK(rows[1][2] == "ok");
+  CHECK(rows[1][5] == "");  // no CAP.CRIMS: no namespace time
+  CHECK(rows[1][6] == "");  // probe workload: no workload time
+  CHECK(rows[1][7] == "12");
+  CHECK(rows[1][8] == "10");
+  CHECK(rows[1][9] == "pre_probe[0]:0/0 disable[0]:1/0 enable[0]:11/10 admin[0]:0/0");
+  // 6.3 takes CRTO.CRWMT = 0 as its timeout: every trial fails with -ENODEV.
+  for (size_t r = 4; r <= 6; ++r) CHECK(rows[r][2] == "enodev");
+  // Every row's times are the timeline's, trial by trial (ns there, ms with 6 decimals here).
+  std::istringstream lines(slurp(jsonl));
+  std::string line;
+  size_t r = 1;
+  while (std::getline(lines, line)) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["record"] != "trial") continue;
+    REQUIRE(r < rows.size());
+    CHECK(rows[r][0] == j["variant"].get<std::string>());
+    CHECK(rows[r][1] == std::to_string(j["trial"].get<int>()));
+    CHECK(rows[r][2] == j["status"].get<std::string>());
+    const int64_t probe_ns = j["probe_ns"].get<int64_t>(), cp_ns = j["critical_path_ns"].get<int64_t>();
+    CHECK(rows[r][3] == nvmesim::csv_ms(probe_ns * 1000));
+    CHECK(rows[r][4] == nvmesim::csv_ms(cp_ns * 1000));
+    ++r;
+  }
+  CHECK(r == rows.size());
+  // --format csv says the same whatever the file is called.
+  REQUIRE(shell(run + " --format csv --out '" + (d / "t.txt").string() + "'") == 0);
+  CHECK(slurp((d / "t.txt").string()) == slurp(csv));
   fs::remove_all(d);
 }
