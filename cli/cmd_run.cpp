@@ -37,7 +37,7 @@ po::options_description describe_run_options() {
       ("format,f", po::value<std::string>()->value_name("FMT"), "json (default; jsonl when --out ends in .jsonl, csv when it ends in .csv), jsonl or csv (one row per trial)")
       ("detail-trials", po::value<int64_t>()->default_value(10)->value_name("N"),
        "trials per variant whose full event list and dmesg go into a json timeline; the others keep "
-       "status, times and phases (summaries always cover every trial)")
+       "status, times and phases (summaries cover both alike)")
       ("trace", po::value<std::string>()->value_name("FILE"),
        "write a Chrome trace event JSON file for Perfetto UI / chrome://tracing (one process per variant, "
        "tracks per controller and probing host thread)")

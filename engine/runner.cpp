@@ -100,7 +100,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
     stats.add(req, res);
     sinks.on_trial(req, res);
     if (req.trial + 1 == sc.trials) {  // the variant's last trial: its summary
-      report.variants.push_back(stats.report(req.variant_index, req.variant->name));
+      report.variants.push_back(stats.report(req.variant_index, *req.variant));
       sinks.on_variant(req.variant_index, report.variants.back());
     }
     show_progress(progress, ++done, total, req.variant->name);
