@@ -24,7 +24,8 @@ po::options_description describe_run_options() {
       "Usage: nvmesim run [SCENARIO] [options]\n\n"
       "Runs every variant of SCENARIO (default: the built-in AWS c5.12xlarge case, kernels 5.6 and\n"
       "5.7) for its trials and prints a table of probe times and paired deltas. With --out, writes\n"
-      "the timeline (nvmesim.timeline/1, or one JSON object per trial with --format jsonl).\n\nOptions");
+      "the timeline (nvmesim.timeline/1, or one JSON object per trial with --format jsonl), or one\n"
+      "CSV row per trial (--format csv, or --out FILE.csv).\n\nOptions");
   opts.add_options()
       ("help,h", "this help")
       ("trials,n", po::value<int64_t>()->value_name("N"), "trials per variant (overrides the file; 1 to 100000000)")
@@ -33,10 +34,10 @@ po::options_description describe_run_options() {
        "set the JSON pointer PTR of the scenario to VALUE (JSON, or a string when it is not "
        "JSON), e.g. --set /host/hz=1000; repeatable")
       ("out,o", po::value<std::string>()->value_name("FILE"), "write the timeline to this file (written atomically)")
-      ("format,f", po::value<std::string>()->value_name("FMT"), "json (default; jsonl when --out ends in .jsonl) or jsonl")
+      ("format,f", po::value<std::string>()->value_name("FMT"), "json (default; jsonl when --out ends in .jsonl, csv when it ends in .csv), jsonl or csv (one row per trial)")
       ("detail-trials", po::value<int64_t>()->default_value(10)->value_name("N"),
        "trials per variant whose full event list and dmesg go into a json timeline; the others keep "
-       "status, times and phases (summaries always cover every trial)")
+       "status, times and phases (summaries cover both alike)")
       ("trace", po::value<std::string>()->value_name("FILE"),
        "write a Chrome trace event JSON file for Perfetto UI / chrome://tracing (one process per variant, "
        "tracks per controller and probing host thread)")
@@ -75,12 +76,18 @@ RunOptions run_options(const po::variables_map& vm) {
   RunOptions ro;
   if (vm.count("out")) ro.out_path = vm["out"].as<std::string>();
   const std::string& o = ro.out_path;
-  if (o.size() > 6 && o.compare(o.size() - 6, 6, ".jsonl") == 0) ro.format = OutputFormat::jsonl;
+  auto ends_with = [&](const char* ext) {
+    const std::string e = ext;
+    return o.size() > e.size() && o.compare(o.size() - e.size(), e.size(), e) == 0;
+  };
+  if (ends_with(".jsonl")) ro.format = OutputFormat::jsonl;
+  if (ends_with(".csv")) ro.format = OutputFormat::csv;
   if (vm.count("format")) {
     const std::string f = vm["format"].as<std::string>();
     if (f == "json") ro.format = OutputFormat::json;
     else if (f == "jsonl") ro.format = OutputFormat::jsonl;
-    else throw InputError("--format: \"" + f + "\" is not allowed; allowed: json, jsonl");
+    else if (f == "csv") ro.format = OutputFormat::csv;
+    else throw InputError("--format: \"" + f + "\" is not allowed; allowed: json, jsonl, csv");
   }
   const int64_t dt = vm["detail-trials"].as<int64_t>();
   if (dt < 0) throw InputError("--detail-trials: must be >= 0");

@@ -50,10 +50,8 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
 }
 
 AtomicFile::~AtomicFile() {
-  if (f_) {
-    std::fclose(f_);
-    ::unlink(tmp_.c_str());
-  }
+  if (f_) std::fclose(f_);
+  if (f_ || finished_) ::unlink(tmp_.c_str());  // uncommitted: the target stays as it was
   unregister_temp_file(slot_);
 }
 
@@ -63,7 +61,7 @@ void AtomicFile::write(const char* data, size_t n) {
   if (std::fwrite(data, 1, n, f_) != n) failed_errno_ = errno ? errno : EIO;
 }
 
-void AtomicFile::commit() {
+void AtomicFile::finish() {
   if (!f_) throw IoError(path_ + ": already committed");
   int err = failed_errno_;
   if (err == 0 && std::fflush(f_) != 0) err = errno ? errno : EIO;
@@ -76,6 +74,12 @@ void AtomicFile::commit() {
     slot_ = -1;
     throw IoError(path_ + ": write failed (" + std::strerror(err) + "); nothing was written");
   }
+  finished_ = true;
+}
+
+void AtomicFile::publish() {
+  if (!finished_) throw IoError(path_ + ": " + (f_ ? "not finished" : "already committed"));
+  finished_ = false;
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const int e = errno;
     ::unlink(tmp_.c_str());

@@ -23,9 +23,19 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
   void write(const std::string& s) { write(s.data(), s.size()); }
   void write(const char* data, size_t n);
-  /// Flushes, syncs and renames. Throws IoError (disk full, file size limit, ...) and removes the
-  /// temporary; the target is then left as it was. Write errors are remembered and reported here.
-  void commit();
+  /// Flushes, syncs and renames: finish() then publish(). Throws IoError (disk full, file size
+  /// limit, ...) and removes the temporary; the target is then left as it was. Write errors are
+  /// remembered and reported here.
+  void commit() {
+    finish();
+    publish();
+  }
+  /// The first half of commit(): flushes, syncs and closes the temporary, so that only the rename
+  /// is left (several outputs of one run are all finished before any is published). Throws
+  /// IoError as commit() does.
+  void finish();
+  /// The second half of commit(): renames the finished temporary into place. Throws IoError.
+  void publish();
   const std::string& path() const { return path_; }
 
  private:
@@ -35,6 +45,7 @@ class AtomicFile {
   std::FILE* f_ = nullptr;
   int failed_errno_ = 0;  ///< errno of the first failed write, 0 while all went well
   int slot_ = -1;         ///< register_temp_file slot
+  bool finished_ = false; ///< finish() succeeded: the temporary is closed, complete and synced
 };
 
 }  // namespace nvmesim

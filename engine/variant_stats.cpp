@@ -32,8 +32,12 @@ VariantStats::PhaseStats& VariantStats::phase(const PhaseId& id) {
 }
 
 void VariantStats::add(const TrialRequest& req, const TrialResult& res) {
-  probe_ps_.add(res.probe_ps);
-  critical_ps_.add(res.critical_path_ps);
+  if (res.status == ProbeStatus::ok) {
+    probe_ps_.add(res.probe_ps);
+    critical_ps_.add(res.critical_path_ps);
+  } else {
+    failure_ps_.add(res.probe_ps);
+  }
   if (res.namespace_ps >= 0 && variant_reports_namespace(*req.variant)) namespace_ps_.add(res.namespace_ps);
   if (res.workload_ps >= 0) workload_ps_.add(res.workload_ps);
   ++counts_[static_cast<size_t>(res.status)];
@@ -44,13 +48,22 @@ void VariantStats::add(const TrialRequest& req, const TrialResult& res) {
   }
 }
 
-VariantReport VariantStats::report(const std::string& name) const {
+RanSettings ran_settings(const Variant& v) {
+  const KernelProfile& p = v.host.profile;
+  return RanSettings{v.host.kernel.to_string(), p.first == p.last ? p.first : p.first + "-" + p.last,
+                     p.poll.to_string(), v.host.timers.hz};
+}
+
+VariantReport VariantStats::report(const Variant& v) const {
   VariantReport r;
-  r.name = name;
+  r.name = v.name;
+  r.ran = ran_settings(v);
   r.status_counts = counts_;
+  for (uint64_t n : counts_) r.trials += n;
   // Sketches hold picoseconds: 1e9 of them make a millisecond.
   r.probe_ms = probe_ps_.summary(1e9);
   r.critical_path_ms = critical_ps_.summary(1e9);
+  r.time_to_failure_ms = failure_ps_.summary(1e9);
   r.namespace_ms = namespace_ps_.summary(1e9);
   r.workload_ms = workload_ps_.summary(1e9);
   std::vector<const PhaseStats*> order;
@@ -78,6 +91,30 @@ void pair_with_baseline(BaselineSpill& spill, const TrialRequest& req, const Tri
   ProbeStatus base_status = ProbeStatus::ok;
   if (spill.get(base_ps, base_status) && res.status == ProbeStatus::ok && base_status == ProbeStatus::ok)
     stats.add_delta_ps(res.probe_ps - base_ps);
+}
+
+RunStats::RunStats(size_t variants) : stats_(variants) {
+  if (variants > 1) baseline_ = std::make_unique<BaselineSpill>();
+}
+
+void RunStats::add(const TrialRequest& req, const TrialResult& res) {
+  VariantStats& s = stats_[req.variant_index];
+  s.add(req, res);
+  if (baseline_) pair_with_baseline(*baseline_, req, res, s);
+}
+
+std::vector<PairedReport> RunStats::paired(const Scenario& sc) const {
+  if (baseline_) baseline_->check();
+  std::vector<PairedReport> out;
+  for (size_t i = 1; i < sc.variants.size(); ++i) {
+    PairedReport p;
+    p.variant = sc.variants[i].name;
+    p.baseline = sc.variants[0].name;
+    p.delta_ms = stats_[i].delta_ms();
+    p.trials = sc.trials;
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 }  // namespace nvmesim

@@ -5,6 +5,7 @@
 // (engine/runner.cpp) feeds it.
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "core/sketch.hpp"
 #include "outputs/report.hpp"
 #include "outputs/trial.hpp"
+#include "scenario/scenario.hpp"
 
 namespace nvmesim {
 
@@ -32,9 +34,9 @@ class VariantStats {
   void add(const TrialRequest& req, const TrialResult& res);
   /// Adds a paired delta to the baseline, in picoseconds (trials where both probes succeeded).
   void add_delta_ps(int64_t delta_ps) { delta_ps_.add(delta_ps); }
-  /// The variant's report (summaries in ms); phases in the order their recorder declared
-  /// (PhaseId::order, then name).
-  VariantReport report(const std::string& name) const;
+  /// The report of variant `v` (summaries in ms, its resolved settings); phases in the order
+  /// their recorder declared (PhaseId::order, then name).
+  VariantReport report(const Variant& v) const;
   /// The paired deltas in ms.
   Summary delta_ms() const;
 
@@ -45,7 +47,8 @@ class VariantStats {
   };
   PhaseStats& phase(const PhaseId& id);
   // The sketches hold picoseconds.
-  QuantileSketch probe_ps_, critical_ps_, namespace_ps_, workload_ps_, delta_ps_;
+  // probe_ps_, critical_ps_: trials that ended ok; failure_ps_: the others' probe_ps (time to failure)
+  QuantileSketch probe_ps_, critical_ps_, failure_ps_, namespace_ps_, workload_ps_, delta_ps_;
   StatusCounts counts_{};
   std::vector<PhaseStats> phases_;  // every phase recorded; a handful, found by name without building a std::string
 };
@@ -96,8 +99,29 @@ class BaselineSpill {
   int errno_ = 0;
 };
 
+/// What variant `v` ran: its kernel, profile row, poll sleep and HZ (issue 10 item 5).
+RanSettings ran_settings(const Variant& v);
+
 /// Pairs trial `res` with the baseline: trial k of variant 0 goes into `spill` before trial k of
 /// any other variant runs, which reads it back and adds the delta to `stats`.
 void pair_with_baseline(BaselineSpill& spill, const TrialRequest& req, const TrialResult& res, VariantStats& stats);
+
+/// The statistics of a whole run: every variant's, and each later variant's pairs with the
+/// baseline (variant 0).
+class RunStats {
+ public:
+  explicit RunStats(size_t variants);
+  /// Adds a trial to its variant and pairs it with the baseline.
+  void add(const TrialRequest& req, const TrialResult& res);
+  /// The report of variant `index`, `v`.
+  VariantReport report(size_t index, const Variant& v) const { return stats_[index].report(v); }
+  /// The paired deltas of every variant after the first against the first. Throws IoError when
+  /// the baseline's spill file failed.
+  std::vector<PairedReport> paired(const Scenario& sc) const;
+
+ private:
+  std::vector<VariantStats> stats_;
+  std::unique_ptr<BaselineSpill> baseline_;  // only with more than one variant
+};
 
 }  // namespace nvmesim

@@ -3,8 +3,11 @@
 // so that a simulated boot can be read by the same tools (and by `nvmesim dmesg`) as a real one.
 // Pure C++.
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "core/trial_selection.hpp"
+#include "outputs/sink.hpp"
 #include "outputs/trial.hpp"
 
 namespace nvmesim {
@@ -36,5 +39,10 @@ void append_dmesg_text(std::string& out, const std::string& text);
 /// "[    0.543457] " for a line printed `t_ps` after driver init, with driver init at
 /// `probe_start_s` seconds of the kernel's clock (boot.probe_start_s). printk's "[%5lu.%06lu] ".
 std::string dmesg_prefix(double probe_start_s, int64_t t_ps);
+
+/// The dmesg file at `path` as a sink: the trials in `trials` of every variant, in run order, each
+/// as append_dmesg_trial writes it (they keep their events for it). Throws IoError when `path`
+/// cannot be written.
+std::unique_ptr<TrialSink> open_dmesg_sink(const std::string& path, const TrialSelection& trials, double probe_start_s);
 
 }  // namespace nvmesim

@@ -8,10 +8,12 @@ ojson summary_json(const VariantReport& r) {
   ojson s;
   ojson st;
   for (size_t i = 0; i < r.status_counts.size(); ++i) st[to_string(static_cast<ProbeStatus>(i))] = r.status_counts[i];
-  s["trials"] = r.probe_ms.count;
+  s["trials"] = r.trials;
+  s["ran"] = {{"kernel", r.ran.kernel}, {"profile", r.ran.profile}, {"poll_sleep", r.ran.poll_sleep}, {"hz", r.ran.hz}};
   s["status"] = st;
-  s["probe_ms"] = to_json(r.probe_ms);
-  s["critical_path_ms"] = to_json(r.critical_path_ms);
+  s["probe_ms"] = summary_or_null(r.probe_ms);
+  s["critical_path_ms"] = summary_or_null(r.critical_path_ms);
+  s["time_to_failure_ms"] = summary_or_null(r.time_to_failure_ms);
   if (r.namespace_ms.count) s["namespace_ms"] = to_json(r.namespace_ms);
   if (r.workload_ms.count) s["workload_ms"] = to_json(r.workload_ms);
   s["phases"] = r.phases;
@@ -22,8 +24,11 @@ ojson paired_json(const PairedReport& p) {
   ojson j;
   j["variant"] = p.variant;
   j["baseline"] = p.baseline;
-  j["delta_ms"] = to_json(p.delta_ms);
+  j["pairs"] = p.delta_ms.count;
+  j["delta_ms"] = summary_or_null(p.delta_ms);
   return j;
 }
+
+ojson summary_or_null(const Summary& s) { return s.count ? to_json(s) : ojson(nullptr); }
 
 }  // namespace nvmesim

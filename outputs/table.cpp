@@ -9,50 +9,87 @@
 
 namespace nvmesim {
 
+namespace {
+
+// Mean sleeps and polls per trial in the disable and enable waits (every trial of the variant).
+std::pair<double, double> wait_means(const VariantReport& v) {
+  double sleeps = 0, polls = 0;
+  for (const char* ph : {"disable", "enable"}) {
+    if (v.phases.contains(ph)) {
+      sleeps += v.phases[ph]["sleeps"]["mean"].get<double>();
+      polls += v.phases[ph]["polls"]["mean"].get<double>();
+    }
+  }
+  return {sleeps, polls};
+}
+
+// A statistic in ms, or `none` when no trial gave one.
+std::string ms_or(const Summary& s, double v, const char* none) {
+  if (!s.count) return none;
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", v);
+  return b;
+}
+
+// One variant's row: counts, probe over the ok trials, time to failure over the failed ones,
+// the waits' means, and what ran.
+std::string variant_row(const VariantReport& v, int w) {
+  const Summary& p = v.probe_ms;
+  const Summary& f = v.time_to_failure_ms;
+  const auto [sleeps, polls] = wait_means(v);
+  char line[640];
+  std::snprintf(line, sizeof line, "%-*s %8llu %8llu %10s %10s %10s %10s %10s %10s %8.2f %8.2f  %-8s %-10s %5d  %s\n", w,
+                v.name.c_str(), static_cast<unsigned long long>(v.status_counts[static_cast<size_t>(ProbeStatus::ok)]),
+                static_cast<unsigned long long>(failed_trials(v.status_counts)), ms_or(p, p.p50, "n/a").c_str(),
+                ms_or(p, p.p90, "n/a").c_str(), ms_or(p, p.p99, "n/a").c_str(), ms_or(p, p.mean, "n/a").c_str(),
+                ms_or(f, f.p50, "-").c_str(), ms_or(f, f.max, "-").c_str(), sleeps, polls, v.ran.kernel.c_str(),
+                v.ran.profile.c_str(), v.ran.hz, v.ran.poll_sleep.c_str());
+  return line;
+}
+
+// The paired delta of one variant against the baseline, with its pair count; n/a over no pair.
+std::string paired_lines(const PairedReport& p) {
+  char line[512];
+  const Summary& d = p.delta_ms;
+  std::snprintf(line, sizeof line, "\npaired delta %s - %s (%zu of %llu trials succeeded in both):", p.variant.c_str(),
+                p.baseline.c_str(), d.count, static_cast<unsigned long long>(p.trials));
+  std::string s = line;
+  if (!d.count) return s + " n/a (no trial succeeded in both)\n";
+  std::snprintf(line, sizeof line, "\n  p50 %+.3f ms, p10 %+.3f, p90 %+.3f, mean %+.3f, min %+.3f, max %+.3f\n", d.p50,
+                d.p10, d.p90, d.mean, d.min, d.max);
+  return s + line;
+}
+
+}  // namespace
+
 void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
   os << "nvmesim " << kVersion << ": " << (sc.name.empty() ? sc.source : sc.name) << ", " << sc.trials
      << " trial" << (sc.trials == 1 ? "" : "s") << " per variant, seed " << sc.seed << "\n\n";
-  size_t w = 8;
-  for (const auto& v : rep.variants) w = std::max(w, v.name.size());
-  char line[512];
-  std::snprintf(line, sizeof line, "%-*s %8s %8s %10s %10s %10s %10s %8s %8s\n", static_cast<int>(w), "variant", "ok",
-                "failed", "probe p50", "p90", "p99", "mean", "sleeps", "polls");
+  size_t wn = 8;
+  for (const auto& v : rep.variants) wn = std::max(wn, v.name.size());
+  const int w = static_cast<int>(wn);
+  char line[640];
+  std::snprintf(line, sizeof line, "%-*s %8s %8s %10s %10s %10s %10s %10s %10s %8s %8s  %-8s %-10s %5s  %s\n", w,
+                "variant", "ok", "failed", "probe p50", "p90", "p99", "mean", "fail p50", "fail max", "sleeps", "polls",
+                "kernel", "profile", "HZ", "poll sleep");
   os << line;
-  for (const auto& v : rep.variants) {
-    const uint64_t failed = failed_trials(v.status_counts);
-    double sleeps = 0, polls = 0;
-    for (const char* ph : {"disable", "enable"}) {
-      if (v.phases.contains(ph)) {
-        sleeps += v.phases[ph]["sleeps"]["mean"].get<double>();
-        polls += v.phases[ph]["polls"]["mean"].get<double>();
-      }
-    }
-    std::snprintf(line, sizeof line, "%-*s %8llu %8llu %10.3f %10.3f %10.3f %10.3f %8.2f %8.2f\n", static_cast<int>(w),
-                  v.name.c_str(), static_cast<unsigned long long>(v.status_counts[static_cast<size_t>(ProbeStatus::ok)]),
-                  static_cast<unsigned long long>(failed), v.probe_ms.p50, v.probe_ms.p90, v.probe_ms.p99,
-                  v.probe_ms.mean, sleeps, polls);
-    os << line;
-  }
-  os << "(probe: driver init to the first controller's queues line, ms; sleeps and polls: mean per trial in\n"
-        " the disable and enable waits)\n";
+  for (const auto& v : rep.variants) os << variant_row(v, w);
+  os << "(probe: driver init to the first controller's queues line, ms, over the ok trials (n/a: none);\n"
+        " fail: driver init to the failure, ms, over the failed trials (-: none); sleeps and polls: mean\n"
+        " per trial over every trial in the disable and enable waits; kernel, profile (its row of\n"
+        " `nvmesim profiles`), HZ and poll sleep: what the variant ran, after host.overrides)\n";
   for (const auto& v : rep.variants) {
     for (auto [what, sm] : {std::pair{"first usable namespace", &v.namespace_ms},
                             std::pair{"critical path", &v.critical_path_ms}, std::pair{"workload", &v.workload_ms}}) {
       if (!sm->count || (sm == &v.critical_path_ms && v.critical_path_ms.max == v.probe_ms.max &&
                          v.critical_path_ms.min == v.probe_ms.min))
         continue;
-      std::snprintf(line, sizeof line, "%-*s %s: p50 %.3f ms, p90 %.3f, max %.3f\n", static_cast<int>(w),
-                    v.name.c_str(), what, sm->p50, sm->p90, sm->max);
+      std::snprintf(line, sizeof line, "%-*s %s: p50 %.3f ms, p90 %.3f, max %.3f\n", w, v.name.c_str(), what, sm->p50,
+                    sm->p90, sm->max);
       os << line;
     }
   }
-  for (const auto& p : rep.paired) {
-    std::snprintf(line, sizeof line,
-                  "\npaired delta %s - %s (%zu trials):\n  p50 %+.3f ms, p10 %+.3f, p90 %+.3f, mean %+.3f, min %+.3f, max %+.3f\n",
-                  p.variant.c_str(), p.baseline.c_str(), p.delta_ms.count, p.delta_ms.p50, p.delta_ms.p10,
-                  p.delta_ms.p90, p.delta_ms.mean, p.delta_ms.min, p.delta_ms.max);
-    os << line;
-  }
+  for (const auto& p : rep.paired) os << paired_lines(p);
 }
 
 }  // namespace nvmesim

@@ -192,4 +192,43 @@ std::string timeline_footer(const RunReport& report, OutputFormat format) {
   return s.dump() + "\n";
 }
 
+namespace {
+
+class TimelineSink : public FileSink {
+ public:
+  TimelineSink(const Scenario& sc, const std::string& path, OutputFormat format, uint64_t detail_trials)
+      : FileSink(path), variants_(sc.variants.size()), probe_start_s_(sc.probe_start_s), format_(format),
+        detail_trials_(detail_trials) {
+    write(timeline_header(sc, format));
+    buf_.reserve(1 << 16);
+  }
+  bool wants_events(size_t, uint64_t trial) const override {
+    return format_ == OutputFormat::json && trial < detail_trials_;
+  }
+  void on_trial(const TrialRequest& req, const TrialResult& res) override {
+    buf_.clear();
+    append_timeline_trial(buf_, req, res, probe_start_s_, format_, detail_trials_);
+    write(buf_);
+  }
+  // json: closes the variant's object with its summary.
+  void on_variant(size_t index, const VariantReport& r) override {
+    if (format_ == OutputFormat::json) write(timeline_variant_end(r, index + 1 == variants_));
+  }
+
+ private:
+  void write_end(const RunReport& report) override { write(timeline_footer(report, format_)); }
+  const size_t variants_;
+  const double probe_start_s_;
+  const OutputFormat format_;
+  const uint64_t detail_trials_;
+  std::string buf_;
+};
+
+}  // namespace
+
+std::unique_ptr<TrialSink> open_timeline_sink(const Scenario& sc, const std::string& path, OutputFormat format,
+                                              uint64_t detail_trials) {
+  return std::make_unique<TimelineSink>(sc, path, format, detail_trials);
+}
+
 }  // namespace nvmesim

@@ -238,4 +238,27 @@ std::string TraceWriter::render() const {
   return s;
 }
 
+namespace {
+
+class TraceSink : public FileSink {
+ public:
+  TraceSink(const Scenario& sc, const std::string& path, const TrialSelection& trials)
+      : FileSink(path), trials_(trials), writer_(sc) {}
+  bool wants_events(size_t, uint64_t trial) const override { return trials_.contains(trial); }
+  void on_trial(const TrialRequest& req, const TrialResult& res) override {
+    if (trials_.contains(req.trial)) writer_.add_trial(req, res);
+  }
+
+ private:
+  void write_end(const RunReport&) override { write(writer_.render()); }
+  const TrialSelection trials_;
+  TraceWriter writer_;
+};
+
+}  // namespace
+
+std::unique_ptr<TrialSink> open_trace_sink(const Scenario& sc, const std::string& path, const TrialSelection& trials) {
+  return std::make_unique<TraceSink>(sc, path, trials);
+}
+
 }  // namespace nvmesim

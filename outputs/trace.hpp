@@ -15,10 +15,13 @@
 // j-1 ended (its longest trial over all variants) plus a tenth of that length (at least 10 us), at
 // the same time in every variant, so that variants line up vertically trial by trial.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/recorder.hpp"
+#include "core/trial_selection.hpp"
+#include "outputs/sink.hpp"
 #include "outputs/trial.hpp"
 #include "scenario/scenario.hpp"
 
@@ -51,5 +54,10 @@ class TraceWriter {
   const Scenario& sc_;
   std::vector<StoredTrial> trials_;
 };
+
+/// The trace file at `path` as a sink: the trials in `trials` of every variant (they keep their
+/// events), rendered by a TraceWriter when the run ends. `sc` must outlive the sink. Throws
+/// IoError when `path` cannot be written.
+std::unique_ptr<TrialSink> open_trace_sink(const Scenario& sc, const std::string& path, const TrialSelection& trials);
 
 }  // namespace nvmesim

@@ -9,7 +9,7 @@
 
 namespace nvmesim {
 
-VcdOutput::VcdOutput(const std::string& path) {
+VcdSink::VcdSink(const std::string& path) {
   out_ = std::make_unique<AtomicFile>(path);
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
@@ -20,9 +20,17 @@ VcdOutput::VcdOutput(const std::string& path) {
   tf_->set_time_unit(1, sc_core::SC_PS);
 }
 
-VcdOutput::~VcdOutput() {
+VcdSink::~VcdSink() { close_trace(); }
+
+void VcdSink::close_trace() noexcept {
   if (tf_) sc_core::sc_close_vcd_trace_file(tf_);
+  tf_ = nullptr;
   std::remove((tmp_base_ + ".vcd").c_str());
+}
+
+void VcdSink::abort() noexcept {
+  close_trace();
+  out_.reset();
 }
 
 std::string normalise_vcd_header(const std::string& vcd) {
@@ -39,7 +47,7 @@ std::string normalise_vcd_header(const std::string& vcd) {
   return s;
 }
 
-void VcdOutput::commit() {
+void VcdSink::prepare(const RunReport&) {
   sc_core::sc_close_vcd_trace_file(tf_);
   tf_ = nullptr;
   const std::string tmp = tmp_base_ + ".vcd";
@@ -48,8 +56,10 @@ void VcdOutput::commit() {
   std::ostringstream ss;
   ss << in.rdbuf();
   out_->write(normalise_vcd_header(ss.str()));
-  out_->commit();
+  out_->finish();
   std::remove(tmp.c_str());
 }
+
+void VcdSink::commit() { out_->publish(); }
 
 }  // namespace nvmesim

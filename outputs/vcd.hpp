@@ -15,23 +15,31 @@
 #include <systemc>
 
 #include "core/atomic_file.hpp"
+#include "outputs/sink.hpp"
 
 namespace nvmesim {
 
-class VcdOutput {
+/// The VCD file as a sink. Its values come through sc_trace, not through on_trial: the engine
+/// adds the system's signals to file() before sc_start.
+class VcdSink : public TrialSink {
  public:
   /// Opens the output (IoError when its folder is not writable) and SystemC's trace file, a
   /// temporary beside it. Call before sc_start.
-  explicit VcdOutput(const std::string& path);
-  ~VcdOutput();
-  VcdOutput(const VcdOutput&) = delete;
-  VcdOutput& operator=(const VcdOutput&) = delete;
+  explicit VcdSink(const std::string& path);
+  ~VcdSink() override;
+  VcdSink(const VcdSink&) = delete;
+  VcdSink& operator=(const VcdSink&) = delete;
   sc_core::sc_trace_file* file() const { return tf_; }
-  /// After sc_start: closes the trace, normalises its header and renames it into place.
-  /// Throws IoError.
-  void commit();
+  void on_trial(const TrialRequest&, const TrialResult&) override {}
+  /// After sc_start: closes the trace, normalises its header into the output's temporary and
+  /// syncs it. Throws IoError.
+  void prepare(const RunReport& report) override;
+  /// Renames the output into place. Throws IoError.
+  void commit() override;
+  void abort() noexcept override;
 
  private:
+  void close_trace() noexcept;
   std::unique_ptr<AtomicFile> out_;
   std::string tmp_base_;  // SystemC appends ".vcd"
   sc_core::sc_trace_file* tf_ = nullptr;

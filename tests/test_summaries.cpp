@@ -1,0 +1,166 @@
+// Honest summaries (issue 10 items 4 and 5): no zero that was not measured, outcomes apart, and
+// what each variant actually ran. The statistics tests feed VariantStats/RunStats by hand (no
+// SystemC); the process tests run the nvmesim binary.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/variant_stats.hpp"
+#include "outputs/report.hpp"
+#include "outputs/table.hpp"
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using nvmesim::test::slurp;
+
+namespace {
+
+const std::string kSrc = NVMESIM_SOURCE_DIR;
+
+int shell(const std::string& cmd) {
+  const int st = std::system(cmd.c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+nvmesim::TrialResult result(nvmesim::ProbeStatus st, int64_t probe_ms, const nvmesim::Recorder& rec) {
+  nvmesim::TrialResult r;
+  r.status = st;
+  r.probe_ps = probe_ms * 1'000'000'000;
+  r.critical_path_ps = r.probe_ps;
+  r.recorder = &rec;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("summaries: probe over the ok trials, time to failure over the failed ones, pairs counted", "[summaries]") {
+  using nvmesim::ProbeStatus;
+  nvmesim::Scenario sc;
+  sc.trials = 3;
+  sc.variants.resize(2);
+  sc.variants[0].name = "base";
+  sc.variants[1].name = "other";
+  nvmesim::Recorder rec;
+  nvmesim::RunStats stats(2);
+  // Baseline: ok 10 ms, ok 20 ms, ok 30 ms. Other: ok 16 ms, enodev after 5 ms, ok 27 ms.
+  const ProbeStatus base_st[] = {ProbeStatus::ok, ProbeStatus::ok, ProbeStatus::ok};
+  const int64_t base_ms[] = {10, 20, 30};
+  const ProbeStatus other_st[] = {ProbeStatus::ok, ProbeStatus::enodev, ProbeStatus::ok};
+  const int64_t other_ms[] = {16, 5, 27};
+  for (size_t v = 0; v < 2; ++v)
+    for (uint64_t k = 0; k < 3; ++k) {
+      nvmesim::TrialRequest req;
+      req.variant = &sc.variants[v];
+      req.variant_index = v;
+      req.trial = k;
+      stats.add(req, v == 0 ? result(base_st[k], base_ms[k], rec) : result(other_st[k], other_ms[k], rec));
+    }
+  const nvmesim::VariantReport r = stats.report(1, sc.variants[1]);
+  CHECK(r.trials == 3);
+  // probe over the 2 ok trials: (16 + 27) / 2 = 21.5 ms, min 16, max 27 (on fc661df: 3 trials, mean 16).
+  CHECK(r.probe_ms.count == 2);
+  CHECK(r.probe_ms.mean == Approx(21.5));
+  CHECK(r.probe_ms.min == Approx(16.0));
+  CHECK(r.probe_ms.max == Approx(27.0));
+  CHECK(r.time_to_failure_ms.count == 1);
+  CHECK(r.time_to_failure_ms.max == Approx(5.0));
+  // Pairs: trials 0 and 2 (trial 1 failed in "other"): 16 - 10 = +6, 27 - 30 = -3; mean +1.5.
+  const auto paired = stats.paired(sc);
+  REQUIRE(paired.size() == 1);
+  CHECK(paired[0].delta_ms.count == 2);
+  CHECK(paired[0].trials == 3);
+  CHECK(paired[0].delta_ms.mean == Approx(1.5));
+  const auto pj = nvmesim::paired_json(paired[0]);
+  CHECK(pj["pairs"] == 2);
+  CHECK(pj["delta_ms"]["count"] == 2);
+  const auto sj = nvmesim::summary_json(r);
+  CHECK(sj["trials"] == 3);
+  CHECK(sj["probe_ms"]["count"] == 2);
+  CHECK(sj["time_to_failure_ms"]["count"] == 1);
+  // The baseline failed nowhere: no time to failure, and JSON says null, not zeros.
+  CHECK(nvmesim::summary_json(stats.report(0, sc.variants[0]))["time_to_failure_ms"].is_null());
+}
+
+TEST_CASE("summaries: a paired delta over 0 pairs is n/a and null, never +0.000", "[summaries]") {
+  nvmesim::PairedReport p;
+  p.variant = "6.3";
+  p.baseline = "6.1";
+  p.trials = 20;  // delta_ms.count 0: no trial succeeded in both
+  const auto j = nvmesim::paired_json(p);
+  CHECK(j["pairs"] == 0);
+  CHECK(j["delta_ms"].is_null());
+}
+
+TEST_CASE("run crto-bogus: 6.3's failures are failures, its pairs n/a (issue 10 item 4)", "[summaries][process]") {
+  const fs::path d = fs::current_path() / "summaries_crto";
+  fs::remove_all(d);
+  fs::create_directories(d);
+  const std::string table = (d / "table.txt").string(), json = (d / "t.json").string();
+  REQUIRE(shell(std::string(NVMESIM_BINARY) + " run " + kSrc + "/scenarios/crto-bogus.json --detail-trials 0 --out '" +
+                json + "' > '" + table + "'") == 0);
+  const std::string t = slurp(table);
+  // 6.3 takes CRTO.CRWMT = 0 instead of CAP.TO (reference section 2, 5.19 - 6.5): every one of its 20
+  // trials fails with -ENODEV, so no trial succeeded in both 6.3 and 6.1.
+  CHECK(t.find("paired delta 6.3 - 6.1 (0 of 20 trials succeeded in both): n/a (no trial succeeded in both)\n") !=
+        std::string::npos);
+  CHECK(t.find("paired delta 6.6 - 6.1 (20 of 20 trials succeeded in both):\n") != std::string::npos);
+  // (6.1.y with the max rule - 6.1 is +0.000 over 20 real pairs: the same release rules.)
+  CHECK(t.find("paired delta 6.1.y with the max rule - 6.1 (20 of 20 trials succeeded in both):\n  p50 +0.000 ms") !=
+        std::string::npos);
+  // The 6.3 row: 0 ok, 20 failed, no probe percentile (n/a), its time to failure in its own columns.
+  const size_t row = t.find("\n6.3 ");
+  REQUIRE(row != std::string::npos);
+  const std::string line = t.substr(row + 1, t.find('\n', row + 1) - row - 1);
+  CHECK(line.find(" 0       20        n/a        n/a        n/a        n/a ") != std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(json));
+  const auto& s = j["variants"][1]["summary"];
+  CHECK(s["trials"] == 20);
+  CHECK(s["probe_ms"].is_null());
+  CHECK(s["critical_path_ms"].is_null());
+  CHECK(s["time_to_failure_ms"]["count"] == 20);
+  CHECK(j["paired"][0]["pairs"] == 0);
+  CHECK(j["paired"][0]["delta_ms"].is_null());
+  CHECK(j["paired"][1]["pairs"] == 20);
+  fs::remove_all(d);
+}
+
+TEST_CASE("run: the table and the summary show what each variant ran (issue 10 item 5)", "[summaries][process]") {
+  const fs::path d = fs::current_path() / "summaries_ran";
+  fs::remove_all(d);
+  fs::create_directories(d);
+  // A variant named "5.7" that runs 6.6 (the patch says so), at HZ 1000.
+  std::ofstream(d / "s.json") << R"({"schema": "nvmesim.scenario/1", "name": "ran", "trials": 1,
+    "host": {"kernel": "5.6", "hz": 1000},
+    "controllers": [{"pci_id": "1d0f:8061", "cap": {"to": 30}, "enable_latency": "5ms"}],
+    "variants": [{"name": "5.6", "patch": {}}, {"name": "5.7", "patch": {"host": {"kernel": "6.6"}}}]})";
+  const std::string table = (d / "table.txt").string(), json = (d / "t.json").string();
+  REQUIRE(shell(std::string(NVMESIM_BINARY) + " run '" + (d / "s.json").string() + "' --out '" + json + "' > '" +
+                table + "'") == 0);
+  const auto j = nlohmann::json::parse(slurp(json));
+  // Reference (linux-readiness.md section 2): 6.6 is in the row 6.6 - 6.11 and polls with
+  // usleep_range(1000, 2000); 5.6 polls with msleep(100), the row up to 5.6.
+  const auto& ran57 = j["variants"][1]["summary"]["ran"];
+  CHECK(ran57["kernel"] == "6.6");
+  CHECK(ran57["profile"] == "6.6-6.11");
+  CHECK(ran57["poll_sleep"] == "usleep_range(1000, 2000)");
+  CHECK(ran57["hz"] == 1000);
+  const auto& ran56 = j["variants"][0]["summary"]["ran"];
+  CHECK(ran56["kernel"] == "5.6");
+  CHECK(ran56["poll_sleep"] == "msleep(100)");
+  CHECK(ran56["profile"].get<std::string>().size() >= 3);
+  CHECK(ran56["profile"].get<std::string>().substr(ran56["profile"].get<std::string>().size() - 3) == "5.6");
+  const std::string t = slurp(table);
+  const size_t row = t.find("\n5.7 ");
+  REQUIRE(row != std::string::npos);
+  const std::string line = t.substr(row + 1, t.find('\n', row + 1) - row - 1);
+  CHECK(line.find("  6.6      6.6-6.11    1000  usleep_range(1000, 2000)") != std::string::npos);
+  fs::remove_all(d);
+}
