@@ -24,6 +24,19 @@ bool patch_contains(const ojson& patch, const std::string& ptr) {
   return false;
 }
 
+// The keys of a patched document that make a variant: host, link, controllers, workload.
+Variant read_variant_keys(const Node& root, const std::string& name) {
+  Document d;
+  apply_defaults(document_section(), d);
+  for (const Key<Document>& k : document_section().keys()) {
+    if (k.key != "host" && k.key != "link" && k.key != "controllers" && k.key != "workload") continue;
+    if (root.has(k.key.c_str())) k.read(root.at(k.key), d);
+    else if (k.required) root.fail(k.required);
+  }
+  d.variant.name = name;
+  return d.variant;
+}
+
 // Variant `v` of the file: its patch merged over `base`, read; an error inside the patch is
 // reported at the patch.
 Variant read_patched_variant(const Node& v, const ojson& base, const std::string& name) {
@@ -37,7 +50,7 @@ Variant read_patched_variant(const Node& v, const ojson& base, const std::string
                                        "\" (variants share seed and trials to stay paired)");
   merged.merge_patch(patch);
   try {
-    return read_variant(Node(merged, source, ""), name);
+    return read_variant_keys(Node(merged, source, ""), name);
   } catch (const InputError& e) {
     // Re-anchor the error at the patch when the patch holds the offending location.
     if (!e.has_pointer() || e.source() != source) throw;
