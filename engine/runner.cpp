@@ -102,13 +102,13 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
     if (baseline) pair_with_baseline(*baseline, req, res, a);
     if (out) {
       buf.clear();
-      append_timeline_trial(buf, req, res, sc.probe_start_s, opt.format, opt.detail_trials);
+      append_timeline_trial(buf, req, res, req.variant->probe_start_s, opt.format, opt.detail_trials);
       out->write(buf);
     }
     if (trace && opt.trace_trials.contains(req.trial)) trace->add_trial(req, res);
     if (dmesg_file && opt.dmesg_trials.contains(req.trial)) {
       buf.clear();
-      append_dmesg_trial(buf, req, res, sc.probe_start_s);
+      append_dmesg_trial(buf, req, res, req.variant->probe_start_s);
       dmesg_file->write(buf);
     }
     if (req.trial + 1 == sc.trials) finish_variant(req.variant_index);

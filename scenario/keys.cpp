@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/json_text.hpp"
+
 namespace nvmesim::scenario_detail {
 
 Default dflt(const char* json_text) { return Default{nlohmann::ordered_json::parse(json_text), ""}; }
@@ -15,7 +17,33 @@ const KeyInfo* SectionInfo::find(const std::string& key) const {
   return nullptr;
 }
 
-void require_keys(const JsonNode& n, const SectionInfo& s) { n.require_object(s.names()); }
+namespace {
+
+// The place "/host/kernel" of `key` when it is no row of `s` but a row of one of its object
+// tables (a key put one level too high, as `"patch": {"kernel": "6.6"}`), else "".
+std::string misplaced(const std::string& key, const SectionInfo& s) {
+  for (const KeyInfo* k : s.infos())
+    if (k->sub && !k->sub_is_array && k->sub->find(key)) return "/" + k->key + "/" + key;
+  return "";
+}
+
+}  // namespace
+
+void require_keys(const JsonNode& n, const SectionInfo& s) {
+  if (n.json().is_object()) {
+    const std::vector<std::string>& allowed = s.names();
+    for (const auto& [key, value] : n.json().items()) {
+      if (s.find(key) || !did_you_mean(key, allowed).empty()) continue;
+      const std::string where = misplaced(key, s);
+      if (where.empty()) continue;
+      std::string msg = "unknown key \"" + key + "\"; did you mean \"" + where.substr(1, where.rfind('/') - 1) +
+                        "\": {\"" + key + "\": ...} (" + where + ")? Allowed keys: ";
+      for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + allowed[i];
+      JsonNode(value, n.source(), n.ptr() + "/" + escape_token(key)).fail(msg);
+    }
+  }
+  n.require_object(s.names());
+}
 
 namespace {
 

@@ -29,12 +29,15 @@ Scenario load_unattributed(const std::string& text, const std::string& source, c
   sc.description = d.description;
   sc.seed = d.seed;
   sc.trials = d.trials;
-  sc.probe_start_s = d.probe_start_s;
+  sc.probe_start_s = d.variant.probe_start_s;
   d.variant.name = sc.name.empty() ? "base" : sc.name;
   ojson base = doc;
   base.erase("variants");
   if (!root.has("variants") || root.at("variants").json().empty()) sc.variants.push_back(std::move(d.variant));
-  else sc.variants = read_variants(root, base, sc.trials);
+  else {
+    sc.variants = read_variants(root, base, sc.trials, sc.warnings);
+    scenario_detail::check_sets_reach_a_variant(root, options.sets);
+  }
   check_simulated_time_budget(sc, doc);
   sc.resolved = doc;
   return sc;

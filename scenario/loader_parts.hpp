@@ -25,8 +25,7 @@ struct Document {
   std::string description;
   uint64_t seed = 1;
   uint64_t trials = 1;
-  double probe_start_s = 0;  ///< boot.probe_start_s
-  Variant variant;           ///< host, link, controllers (expanded by count), workload
+  Variant variant;  ///< host, link, controllers (expanded by count), workload, boot
 };
 
 /// The tables (scenario/host_keys.cpp, controller_keys.cpp, sections.cpp).
@@ -61,7 +60,14 @@ void attribute_to_set(const InputError& e, const std::vector<SetPatch>& sets, co
 /// (the document without "variants") and read; errors inside a patch are reported at the patch
 /// (scenario/variants.cpp). `trials` is the scenario's trial count (checked against
 /// kMaxTotalTrials over all variants).
-std::vector<Variant> read_variants(const JsonNode& root, const nlohmann::ordered_json& base, uint64_t trials);
+/// "set" ({"/json/pointer": value}) is applied after the patch; `warnings` gets what is
+/// accepted but likely wrong (a patch's controllers[i] that leaves out keys the base sets).
+std::vector<Variant> read_variants(const JsonNode& root, const nlohmann::ordered_json& base, uint64_t trials,
+                                   std::vector<std::string>& warnings);
+
+/// Refuses (InputError naming `root`'s file) a --set whose location every variant of `root`
+/// overrides (by its patch or its "set"): it would change nothing. --set under /variants passes.
+void check_sets_reach_a_variant(const JsonNode& root, const std::vector<SetPatch>& sets);
 
 /// Refuses (InputError at /trials) a trial count whose simulated time must exceed
 /// kMaxSimulatedPs (scenario/budget.cpp).

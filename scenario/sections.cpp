@@ -67,7 +67,7 @@ const Section<Document>& boot_section() {
       "boot", "The boot the trials belong to.",
       {K::number("probe_start_s", 0, 1e6, dflt("0"), "s",
                  "the kernel clock at driver init: where dmesg lines (`--dmesg`, the timeline) start",
-                 to(&Document::probe_start_s))});
+                 [](Document& d, double v) { d.variant.probe_start_s = v; })});
   return s;
 }
 
@@ -143,7 +143,7 @@ const Section<Document>& document_section() {
                  "what the host does after the boot's probe (docs/behaviours.md)",
                  [](Document& d, Workload w) { d.variant.workload = w; }),
        K::object("boot", "object: `boot`", "the boot", boot_section(), whole),
-       fixed(K::row("variants", "array of `{\"name\", \"patch\"}`", Default{}, "",
+       fixed(K::row("variants", "array of `{\"name\", \"patch\", \"set\"}`", Default{}, "",
                     "the variants to compare; the first is the baseline (see below)",
                     [](const Node& n, Document&) { (void)n.array(); }))});
   return s;
