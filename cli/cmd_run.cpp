@@ -129,7 +129,7 @@ void check_selections(const po::variables_map& vm, const RunOptions& ro, uint64_
 
 }  // namespace
 
-int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const po::options_description opts = describe_run_options();
   const auto vm = parse_command(args, opts, "scenario");
   if (vm.count("help")) {
@@ -145,6 +145,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (!files.empty()) require_file_kind(files[0], {FileKind::scenario}, "a scenario");
   const Scenario sc = files.empty() ? load_scenario_text(kDefaultScenarioText, kDefaultScenarioName, lo)
                                     : load_scenario_file(files[0], lo);
+  for (const std::string& w : sc.warnings) err << "nvmesim: warning: " << w << "\n";
   const RunOptions ro = run_options(vm);
   check_selections(vm, ro, sc.trials);
   StopSignals stop_signals;  // SIGINT/SIGTERM stop between trials: exit 130/143, no partial file

@@ -40,6 +40,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
         continue;
       }
       const Scenario sc = load_scenario_document(std::move(doc), f);
+      for (const std::string& w : sc.warnings) err << "nvmesim: warning: " << w << "\n";
       size_t ctrls = sc.variants.front().controllers.size();
       out << f << ": ok (" << sc.variants.size() << " variant" << (sc.variants.size() == 1 ? "" : "s") << ", "
           << ctrls << " controller" << (ctrls == 1 ? "" : "s") << ", " << sc.trials << " trial"

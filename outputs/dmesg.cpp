@@ -54,26 +54,24 @@ namespace {
 
 class DmesgSink : public FileSink {
  public:
-  DmesgSink(const std::string& path, const TrialSelection& trials, double probe_start_s)
-      : FileSink(path), trials_(trials), probe_start_s_(probe_start_s) {}
+  DmesgSink(const std::string& path, const TrialSelection& trials) : FileSink(path), trials_(trials) {}
   bool wants_events(size_t, uint64_t trial) const override { return trials_.contains(trial); }
   void on_trial(const TrialRequest& req, const TrialResult& res) override {
     if (!trials_.contains(req.trial)) return;
     buf_.clear();
-    append_dmesg_trial(buf_, req, res, probe_start_s_);
+    append_dmesg_trial(buf_, req, res, req.variant->probe_start_s);
     write(buf_);
   }
 
  private:
   const TrialSelection trials_;
-  const double probe_start_s_;
   std::string buf_;
 };
 
 }  // namespace
 
-std::unique_ptr<TrialSink> open_dmesg_sink(const std::string& path, const TrialSelection& trials, double probe_start_s) {
-  return std::make_unique<DmesgSink>(path, trials, probe_start_s);
+std::unique_ptr<TrialSink> open_dmesg_sink(const std::string& path, const TrialSelection& trials) {
+  return std::make_unique<DmesgSink>(path, trials);
 }
 
 }  // namespace nvmesim

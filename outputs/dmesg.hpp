@@ -43,6 +43,6 @@ std::string dmesg_prefix(double probe_start_s, int64_t t_ps);
 /// The dmesg file at `path` as a sink: the trials in `trials` of every variant, in run order, each
 /// as append_dmesg_trial writes it (they keep their events for it). Throws IoError when `path`
 /// cannot be written.
-std::unique_ptr<TrialSink> open_dmesg_sink(const std::string& path, const TrialSelection& trials, double probe_start_s);
+std::unique_ptr<TrialSink> open_dmesg_sink(const std::string& path, const TrialSelection& trials);
 
 }  // namespace nvmesim

@@ -197,7 +197,7 @@ namespace {
 class TimelineSink : public FileSink {
  public:
   TimelineSink(const Scenario& sc, const std::string& path, OutputFormat format, uint64_t detail_trials)
-      : FileSink(path), variants_(sc.variants.size()), probe_start_s_(sc.probe_start_s), format_(format),
+      : FileSink(path), variants_(sc.variants.size()), format_(format),
         detail_trials_(detail_trials) {
     write(timeline_header(sc, format));
     buf_.reserve(1 << 16);
@@ -207,7 +207,7 @@ class TimelineSink : public FileSink {
   }
   void on_trial(const TrialRequest& req, const TrialResult& res) override {
     buf_.clear();
-    append_timeline_trial(buf_, req, res, probe_start_s_, format_, detail_trials_);
+    append_timeline_trial(buf_, req, res, req.variant->probe_start_s, format_, detail_trials_);
     write(buf_);
   }
   // json: closes the variant's object with its summary.
@@ -218,7 +218,6 @@ class TimelineSink : public FileSink {
  private:
   void write_end(const RunReport& report) override { write(timeline_footer(report, format_)); }
   const size_t variants_;
-  const double probe_start_s_;
   const OutputFormat format_;
   const uint64_t detail_trials_;
   std::string buf_;

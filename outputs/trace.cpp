@@ -208,7 +208,7 @@ void TraceWriter::emit_trial(TraceEventList& list, const StoredTrial& t, int64_t
       case EventKind::state:
       case EventKind::irq:
       case EventKind::message:
-      case EventKind::warning: list.emit_instant(pid, tid, base, e, sc_.probe_start_s); break;
+      case EventKind::warning: list.emit_instant(pid, tid, base, e, var.probe_start_s); break;
     }
   }
 }

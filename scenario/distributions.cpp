@@ -1,4 +1,7 @@
+// Latencies: a duration string, or a distribution object {"dist": KIND, ...} whose keys are the
+// table of its kind (scenario/keys.hpp), read into DistArgs and made into a Distribution.
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -9,98 +12,202 @@
 
 namespace nvmesim::scenario_detail {
 
-using ojson = nlohmann::ordered_json;
 using Node = JsonNode;
 
 namespace {
+
+/// The keys of a distribution object, read by its kind's table.
+struct DistArgs {
+  int64_t value_ps = 0, min_ps = 0, mean_ps = 0, sd_ps = 0, offset_ps = 0;
+  std::optional<int64_t> max_ps, median_ps;
+  std::optional<double> mu_ln_s;
+  double sigma = 0;
+  std::vector<int64_t> samples;
+  std::vector<std::pair<double, int64_t>> points;
+  std::vector<std::pair<double, Distribution>> components;
+};
+
+/// One kind of distribution: its name (the value of "dist"), its keys and how it is made.
+struct DistKind {
+  const char* name;
+  const char* meaning;
+  const Section<DistArgs>& keys;
+  Distribution (*make)(const Node& n, const DistArgs& a);
+};
+
+using K = Keys<DistArgs>;
+
+// A missing key of a distribution: nlohmann's out_of_range, as before the tables.
+void need(const Node& n, const char* key) {
+  if (!n.has(key)) (void)n.json().at(key);
+}
+
+Key<DistArgs> dist_row() {
+  return K::row("dist", "string", Default{}, "", "the kind", [](const Node&, DistArgs&) {});
+}
+
+Key<DistArgs> duration_row(const char* key, const char* doc, int64_t DistArgs::*m) {
+  return K::duration(key, Default{}, doc, [m](DistArgs& a, int64_t v) { a.*m = v; });
+}
+
+void read_samples(const Node& s, DistArgs& a) {
+  for (size_t i = 0; i < s.array().size(); ++i) a.samples.push_back(s.at(i).duration_ps());
+  if (a.samples.empty()) s.fail("empirical needs at least one sample");
+}
+
+void read_points(const Node& pts, DistArgs& a) {
+  for (size_t i = 0; i < pts.array().size(); ++i) {
+    const Node pt = pts.at(i);
+    if (!pt.json().is_array() || pt.json().size() != 2) pt.fail("each point is [p, duration]");
+    a.points.emplace_back(pt.at(size_t{0}).number(0, 1), pt.at(size_t{1}).duration_ps());
+  }
+}
+
+// One component of a mixture: {"weight": w, "latency": <dist>}.
+struct Component {
+  double weight = 0;
+  Distribution latency = Distribution::fixed(0);
+};
+
+const Section<Component>& component_section() {
+  using KM = Keys<Component>;
+  static const Section<Component> s(
+      "mixture component", "",
+      {KM::row("weight", "number, > 0 and at most 1000000000000", Default{}, "", "the component's weight",
+               [](const Node& n, Component& c) {
+                 c.weight = n.number(0, 1e12);
+                 if (c.weight <= 0) n.fail("weights must be > 0");
+               }),
+       KM::row("latency", "duration or distribution", Default{}, "", "the component",
+               [](const Node& n, Component& c) { c.latency = read_distribution(n); })});
+  return s;
+}
+
+void read_components(const Node& cs, DistArgs& a) {
+  for (size_t i = 0; i < cs.array().size(); ++i) {
+    const Node c = cs.at(i);
+    require_keys(c, component_section());
+    if (!c.has("weight") || !c.has("latency")) c.fail("a component needs \"weight\" and \"latency\"");
+    Component comp;
+    read_section(c, component_section(), comp);
+    a.components.emplace_back(comp.weight, std::move(comp.latency));
+  }
+}
+
+// Checked before lognormal's keys are read: sigma is there (and valid), and exactly one of
+// median and mu_ln_s.
+void lognormal_start(const Node& n, DistArgs&) {
+  if (!n.has("sigma")) n.fail("lognormal needs \"sigma\" (the sd of ln(value), a number >= 0)");
+  (void)n.at("sigma").number(0, 20);
+  if (n.has("median") == n.has("mu_ln_s"))
+    n.fail("lognormal needs exactly one of \"median\" (a duration) or \"mu_ln_s\" (ln of the median in seconds)");
+}
+
+Distribution make_lognormal(const Node&, const DistArgs& a) {
+  const double median_ps = a.median_ps ? static_cast<double>(*a.median_ps) : std::exp(*a.mu_ln_s) * 1e12;
+  return Distribution::lognormal(median_ps, a.sigma);
+}
+
+const std::vector<DistKind>& kinds() {
+  static const Section<DistArgs> fixed("fixed", "", {dist_row(), duration_row("value", "the value", &DistArgs::value_ps)});
+  static const Section<DistArgs> uniform(
+      "uniform", "",
+      {dist_row(), duration_row("min", "", &DistArgs::min_ps),
+       K::duration("max", Default{}, "", [](DistArgs& a, int64_t v) { a.max_ps = v; })});
+  static const Section<DistArgs> normal(
+      "normal", "",
+      {dist_row(), duration_row("mean", "", &DistArgs::mean_ps), duration_row("sd", "", &DistArgs::sd_ps),
+       K::duration("min", dflt("\"0s\""), "", to(&DistArgs::min_ps)),
+       K::duration("max", computed("none"), "", [](DistArgs& a, int64_t v) { a.max_ps = v; })});
+  static const Section<DistArgs> lognormal(
+      "lognormal", "",
+      {dist_row(), K::duration("median", Default{}, "", [](DistArgs& a, int64_t v) { a.median_ps = v; }),
+       K::number("mu_ln_s", -60, 14, Default{}, "", "ln of the median in seconds",
+                 [](DistArgs& a, double v) { a.mu_ln_s = v; }),
+       K::number("sigma", 0, 20, Default{}, "", "the sd of ln(value)", to(&DistArgs::sigma))},
+      {}, lognormal_start);
+  static const Section<DistArgs> exponential(
+      "exponential", "",
+      {dist_row(), duration_row("mean", "", &DistArgs::mean_ps), K::duration("offset", dflt("\"0s\""), "", to(&DistArgs::offset_ps))});
+  static const Section<DistArgs> empirical(
+      "empirical", "", {dist_row(), K::row("samples", "array of durations", Default{}, "", "", read_samples)});
+  static const Section<DistArgs> quantiles(
+      "quantiles", "", {dist_row(), K::row("points", "array of `[p, duration]`", Default{}, "", "", read_points)});
+  static const Section<DistArgs> mixture(
+      "mixture", "",
+      {dist_row(), K::row("components", "array of `{\"weight\": w, \"latency\": <dist>}`", Default{}, "", "",
+                          read_components)});
+  static const std::vector<DistKind> table = {
+      {"fixed", "always `value`", fixed,
+       [](const Node& n, const DistArgs& a) {
+         need(n, "value");
+         return Distribution::fixed(a.value_ps);
+       }},
+      {"uniform", "uniform on [min, max]", uniform,
+       [](const Node& n, const DistArgs& a) {
+         need(n, "min");
+         need(n, "max");
+         if (a.min_ps > *a.max_ps) n.at("min").fail("uniform min must be <= max");
+         return Distribution::uniform(a.min_ps, *a.max_ps);
+       }},
+      {"normal", "normal, truncated to [min, max]", normal,
+       [](const Node& n, const DistArgs& a) {
+         need(n, "sd");
+         need(n, "mean");
+         return Distribution::normal(static_cast<double>(a.mean_ps), static_cast<double>(a.sd_ps),
+                                     static_cast<double>(a.min_ps), a.max_ps ? static_cast<double>(*a.max_ps) : 1e300);
+       }},
+      {"lognormal", "exp(mu + sigma z); exactly one of `median` and `mu_ln_s`", lognormal, make_lognormal},
+      {"exponential", "offset + Exp(mean)", exponential,
+       [](const Node& n, const DistArgs& a) {
+         need(n, "mean");
+         return Distribution::exponential(static_cast<double>(a.mean_ps), a.offset_ps);
+       }},
+      {"empirical", "each sample with equal probability", empirical,
+       [](const Node& n, const DistArgs& a) {
+         if (!n.has("samples")) n.fail("empirical needs \"samples\": a list of durations");
+         return Distribution::empirical(a.samples);
+       }},
+      {"quantiles", "piecewise-linear inverse CDF; p from 0 to 1 strictly increasing, values non-decreasing",
+       quantiles,
+       [](const Node& n, const DistArgs& a) {
+         if (!n.has("points")) n.fail("quantiles needs \"points\": [[p, duration], ...] with p from 0 to 1");
+         return Distribution::quantiles(a.points);
+       }},
+      {"mixture", "weighted mixture; weights > 0", mixture,
+       [](const Node& n, const DistArgs& a) {
+         if (!n.has("components")) n.fail("mixture needs \"components\": [{\"weight\": w, \"latency\": ...}]");
+         return Distribution::mixture(a.components);
+       }},
+  };
+  return table;
+}
+
+std::string kind_list() {
+  std::string out;
+  for (const DistKind& k : kinds()) out += std::string(out.empty() ? "" : ", ") + k.name;
+  return out;
+}
 
 Distribution read_distribution_object(const Node& n) {
   if (!n.json().is_object())
     n.fail(std::string("must be a duration string (\"1ms\") or a distribution object {\"dist\": ...}, not ") +
            type_name(n.json()) +
            (n.json().is_number() ? " (a number has no unit: write e.g. \"" + n.json().dump() + "ms\")" : ""));
-  if (!n.has("dist"))
-    n.fail("a distribution object needs \"dist\": one of fixed, uniform, normal, lognormal, exponential, "
-           "empirical, quantiles, mixture");
-  const std::string kind = n.at("dist").str();
-  try {
-    if (kind == "fixed") {
-      n.require_object({"dist", "value"});
-      return Distribution::fixed(n.at("value").duration_ps());
+  if (!n.has("dist")) n.fail("a distribution object needs \"dist\": one of " + kind_list());
+  const std::string name = n.at("dist").str();
+  for (const DistKind& kind : kinds()) {
+    if (name != kind.name) continue;
+    DistArgs a;
+    apply_defaults(kind.keys, a);
+    read_section(n, kind.keys, a);
+    try {
+      return kind.make(n, a);
+    } catch (const std::invalid_argument& e) {
+      n.fail(e.what());
     }
-    if (kind == "uniform") {
-      n.require_object({"dist", "min", "max"});
-      const int64_t lo = n.at("min").duration_ps(), hi = n.at("max").duration_ps();
-      if (lo > hi) n.at("min").fail("uniform min must be <= max");
-      return Distribution::uniform(lo, hi);
-    }
-    if (kind == "normal") {
-      n.require_object({"dist", "mean", "sd", "min", "max"});
-      const double lo = n.has("min") ? static_cast<double>(n.at("min").duration_ps()) : 0.0;
-      const double hi = n.has("max") ? static_cast<double>(n.at("max").duration_ps()) : 1e300;
-      return Distribution::normal(static_cast<double>(n.at("mean").duration_ps()),
-                                  static_cast<double>(n.at("sd").duration_ps()), lo, hi);
-    }
-    if (kind == "lognormal") {
-      n.require_object({"dist", "median", "mu_ln_s", "sigma"});
-      if (!n.has("sigma")) n.fail("lognormal needs \"sigma\" (the sd of ln(value), a number >= 0)");
-      const double sigma = n.at("sigma").number(0, 20);
-      if (n.has("median") == n.has("mu_ln_s"))
-        n.fail("lognormal needs exactly one of \"median\" (a duration) or \"mu_ln_s\" (ln of the median in seconds)");
-      double median_ps;
-      if (n.has("median")) {
-        median_ps = static_cast<double>(n.at("median").duration_ps());
-      } else {
-        median_ps = std::exp(n.at("mu_ln_s").number(-60, 14)) * 1e12;
-      }
-      return Distribution::lognormal(median_ps, sigma);
-    }
-    if (kind == "exponential") {
-      n.require_object({"dist", "mean", "offset"});
-      return Distribution::exponential(static_cast<double>(n.at("mean").duration_ps()),
-                                       n.has("offset") ? n.at("offset").duration_ps() : 0);
-    }
-    if (kind == "empirical") {
-      n.require_object({"dist", "samples"});
-      if (!n.has("samples")) n.fail("empirical needs \"samples\": a list of durations");
-      const Node s = n.at("samples");
-      std::vector<int64_t> v;
-      for (size_t i = 0; i < s.array().size(); ++i) v.push_back(s.at(i).duration_ps());
-      if (v.empty()) s.fail("empirical needs at least one sample");
-      return Distribution::empirical(std::move(v));
-    }
-    if (kind == "quantiles") {
-      n.require_object({"dist", "points"});
-      if (!n.has("points")) n.fail("quantiles needs \"points\": [[p, duration], ...] with p from 0 to 1");
-      const Node pts = n.at("points");
-      std::vector<std::pair<double, int64_t>> v;
-      for (size_t i = 0; i < pts.array().size(); ++i) {
-        const Node pt = pts.at(i);
-        if (!pt.json().is_array() || pt.json().size() != 2) pt.fail("each point is [p, duration]");
-        v.emplace_back(pt.at(size_t{0}).number(0, 1), pt.at(size_t{1}).duration_ps());
-      }
-      return Distribution::quantiles(std::move(v));
-    }
-    if (kind == "mixture") {
-      n.require_object({"dist", "components"});
-      if (!n.has("components")) n.fail("mixture needs \"components\": [{\"weight\": w, \"latency\": ...}]");
-      const Node cs = n.at("components");
-      std::vector<std::pair<double, Distribution>> v;
-      for (size_t i = 0; i < cs.array().size(); ++i) {
-        const Node c = cs.at(i);
-        c.require_object({"weight", "latency"});
-        if (!c.has("weight") || !c.has("latency")) c.fail("a component needs \"weight\" and \"latency\"");
-        const double w = c.at("weight").number(0, 1e12);
-        if (w <= 0) c.at("weight").fail("weights must be > 0");
-        v.emplace_back(w, read_distribution(c.at("latency")));
-      }
-      return Distribution::mixture(std::move(v));
-    }
-  } catch (const std::invalid_argument& e) {
-    n.fail(e.what());
   }
-  n.at("dist").fail("\"" + kind + "\" is not a distribution; allowed: fixed, uniform, normal, lognormal, "
-                    "exponential, empirical, quantiles, mixture");
+  n.at("dist").fail("\"" + name + "\" is not a distribution; allowed: " + kind_list());
 }
 
 }  // namespace
@@ -108,6 +215,26 @@ Distribution read_distribution_object(const Node& n) {
 Distribution read_distribution(const Node& n) {
   if (n.json().is_string()) return Distribution::fixed(n.duration_ps());
   return read_distribution_object(n);
+}
+
+}  // namespace nvmesim::scenario_detail
+
+namespace nvmesim::scenario_detail {
+
+std::string distributions_markdown() {
+  std::string out = "\n| `dist` | keys | meaning |\n|---|---|---|\n";
+  for (const DistKind& kind : kinds()) {
+    std::string keys;
+    for (const KeyInfo* k : kind.keys.infos()) {
+      if (k->key == "dist") continue;
+      keys += std::string(keys.empty() ? "" : ", ") + "`" + k->key + "` (" + k->type;
+      if (k->def.json) keys += ", default `" + k->def.json->dump() + "`";
+      else if (!k->def.text.empty()) keys += ", default " + k->def.text;
+      keys += ")";
+    }
+    out += "| `" + std::string(kind.name) + "` | " + keys + " | " + kind.meaning + " |\n";
+  }
+  return out;
 }
 
 }  // namespace nvmesim::scenario_detail

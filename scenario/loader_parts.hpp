@@ -1,24 +1,51 @@
 #pragma once
 // The pieces of the scenario loader (scenario/loader.cpp) that live in files of their own: the
-// section readers, --set, the variant patches and the simulated-time budget. Internal to
-// scenario/; the public interface is scenario/scenario.hpp.
+// key tables of each section (scenario/keys.hpp), the distributions, --set, the variant patches
+// and the simulated-time budget. Internal to scenario/; the public interface is
+// scenario/scenario.hpp.
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/json_reader.hpp"
+#include "scenario/keys.hpp"
 #include "scenario/scenario.hpp"
 
 namespace nvmesim::scenario_detail {
+
+/// One entry of `controllers[]`: a controller's parameters and how many copies of it (`count`).
+struct ControllerEntry : ControllerParams {
+  uint32_t count = 1;
+};
+
+/// What one scenario document says: the file, or the file with a variant's patch applied.
+struct Document {
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  uint64_t trials = 1;
+  Variant variant;  ///< host, link, controllers (expanded by count), workload, boot
+};
+
+/// The tables (scenario/host_keys.cpp, controller_keys.cpp, sections.cpp).
+const Section<HostParams>& host_section();
+const Section<LinkParams>& link_section();
+const Section<ControllerEntry>& controller_section();
+const Section<Document>& document_section();
+
+/// Reads a scenario document by the top-level table: the defaults, then the keys of `root`.
+Document read_document(const JsonNode& root);
+
+/// "vvvv:dddd" in hex, in lower case (scenario/controller_keys.cpp).
+std::string read_pci_id(const JsonNode& n);
 
 /// A duration string ("1ms", a fixed value) or a distribution object {"dist": ...}
 /// (scenario/distributions.cpp).
 Distribution read_distribution(const JsonNode& n);
 
-/// The typed parameters of one variant from the scenario document `root` (after its patch),
-/// named `name` (scenario/sections.cpp).
-Variant read_variant(const JsonNode& root, const std::string& name);
+/// The distributions' table for docs/scenario.md: one Markdown row per kind (distributions.cpp).
+std::string distributions_markdown();
 
 /// Applies the --set patches to `doc` (the file `source`), in order (scenario/set_patch.cpp).
 /// Throws InputError ("--set PTR: ...") for a pointer whose parent does not exist, an index
@@ -33,7 +60,14 @@ void attribute_to_set(const InputError& e, const std::vector<SetPatch>& sets, co
 /// (the document without "variants") and read; errors inside a patch are reported at the patch
 /// (scenario/variants.cpp). `trials` is the scenario's trial count (checked against
 /// kMaxTotalTrials over all variants).
-std::vector<Variant> read_variants(const JsonNode& root, const nlohmann::ordered_json& base, uint64_t trials);
+/// "set" ({"/json/pointer": value}) is applied after the patch; `warnings` gets what is
+/// accepted but likely wrong (a patch's controllers[i] that leaves out keys the base sets).
+std::vector<Variant> read_variants(const JsonNode& root, const nlohmann::ordered_json& base, uint64_t trials,
+                                   std::vector<std::string>& warnings);
+
+/// Refuses (InputError naming `root`'s file) a --set whose location every variant of `root`
+/// overrides (by its patch or its "set"): it would change nothing. --set under /variants passes.
+void check_sets_reach_a_variant(const JsonNode& root, const std::vector<SetPatch>& sets);
 
 /// Refuses (InputError at /trials) a trial count whose simulated time must exceed
 /// kMaxSimulatedPs (scenario/budget.cpp).

@@ -48,6 +48,9 @@ struct Variant {
   LinkParams link;
   std::vector<ControllerParams> controllers;  ///< expanded by `count`; index = N of nvmeN
   Workload workload = Workload::probe;
+  /// boot.probe_start_s as this variant's patch leaves it: the kernel clock (s) at driver init,
+  /// where its dmesg lines start.
+  double probe_start_s = 0;
 };
 
 /// A loaded scenario. Trials of every variant use the same seed and trial indices, so device
@@ -58,9 +61,12 @@ struct Scenario {
   std::string description;
   uint64_t seed = 1;
   uint64_t trials = 1;
-  double probe_start_s = 0;     ///< boot.probe_start_s: dmesg time of driver init
+  double probe_start_s = 0;     ///< the file's boot.probe_start_s (a variant may change it: Variant)
   nlohmann::ordered_json resolved;  ///< the document after --set and overrides (for outputs)
   std::vector<Variant> variants;    ///< at least one; the first is the baseline
+  /// What the loader accepted but looks wrong, each "FILE: POINTER: message" (the commands print
+  /// them as "nvmesim: warning: ..." on stderr).
+  std::vector<std::string> warnings;
 };
 
 /// A `--set PTR=VALUE` patch. VALUE is parsed as JSON, and taken as a string when it is not JSON.

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/json_text.hpp"
 #include "scenario/loader_parts.hpp"
 
 namespace nvmesim::scenario_detail {
@@ -24,33 +25,123 @@ bool patch_contains(const ojson& patch, const std::string& ptr) {
   return false;
 }
 
-// Variant `v` of the file: its patch merged over `base`, read; an error inside the patch is
-// reported at the patch.
-Variant read_patched_variant(const Node& v, const ojson& base, const std::string& name) {
+constexpr const char* kFixed[] = {"variants", "schema", "seed", "trials"};
+
+// Is `ptr` the pointer `at` or a place inside it?
+bool under(const std::string& ptr, const std::string& at) {
+  return ptr == at || (ptr.size() > at.size() && ptr.compare(0, at.size(), at) == 0 && ptr[at.size()] == '/');
+}
+
+// The variant's "set": {"/json/pointer": value, ...}, applied to `doc` after the patch, in order.
+void apply_variant_set(const Node& v, ojson& doc) {
+  if (!v.has("set")) return;
+  const Node set = v.at("set");
+  if (!set.json().is_object())
+    set.fail("must be an object {\"/json/pointer\": value, ...}, e.g. {\"/controllers/0/pci_id\": \"1c58:9999\"}, "
+             "applied after \"patch\"");
+  for (const auto& item : set.json().items()) {
+    const std::string& ptr = item.key();
+    const Node at = set.at(ptr);
+    if (ptr.empty() || ptr[0] != '/')
+      at.fail("\"" + ptr + "\" is not a JSON pointer: it starts with /, e.g. /controllers/0/pci_id");
+    for (const char* fixed : kFixed)
+      if (under(ptr, std::string("/") + fixed))
+        at.fail(std::string("a variant may not change \"") + fixed + "\" (variants share seed and trials to stay paired)");
+    try {
+      apply_set_patches(doc, {SetPatch{ptr, item.value()}}, "the patched scenario");
+    } catch (const InputError& e) {
+      const std::string prefix = "--set " + ptr + ": ";
+      const std::string& m = e.message();
+      at.fail(m.compare(0, prefix.size(), prefix) == 0 ? m.substr(prefix.size()) : m);
+    }
+  }
+}
+
+// Is `row`'s value `v` what the row gives anyway (its default, or an object of defaults)?
+bool is_default(const KeyInfo& row, const ojson& v) {
+  if (row.def.json) return v == *row.def.json;
+  if (!row.sub || row.sub_is_array || !v.is_object()) return false;
+  for (const auto& item : v.items()) {
+    const KeyInfo* k = row.sub->find(item.key());
+    if (!k || !is_default(*k, item.value())) return false;
+  }
+  return true;
+}
+
+// RFC 7386 replaces arrays whole: a patch's controllers[i] that leaves out keys the base's
+// controllers[i] sets (to other than their defaults) gives a device without them. A warning.
+void warn_dropped_controller_keys(const Node& v, const ojson& base, const ojson& patch,
+                                  std::vector<std::string>& warnings) {
+  if (!patch.contains("controllers") || !patch["controllers"].is_array() || !base.contains("controllers") ||
+      !base["controllers"].is_array())
+    return;
+  const ojson &was = base["controllers"], &now = patch["controllers"];
+  for (size_t i = 0; i < was.size() && i < now.size(); ++i) {
+    if (!was[i].is_object() || !now[i].is_object()) continue;
+    std::string dropped;
+    for (const auto& item : was[i].items()) {
+      const KeyInfo* row = controller_section().find(item.key());
+      if (now[i].contains(item.key()) || !row || is_default(*row, item.value())) continue;
+      dropped += (dropped.empty() ? "" : ", ") + item.key();
+    }
+    if (dropped.empty()) continue;
+    const std::string at = v.ptr() + "/patch/controllers/" + std::to_string(i);
+    warnings.push_back(v.source() + ": " + at + ": replaces controllers[" + std::to_string(i) +
+                       "] whole (a merge patch replaces arrays) and leaves out " + dropped +
+                       ", which the base sets: this variant's controller has the defaults there. Restate them, "
+                       "or change single keys with \"set\": {\"/controllers/" + std::to_string(i) + "/KEY\": VALUE}");
+  }
+}
+
+// An error of the patched document at `e`, reported at the variant's "set" or "patch" entry that
+// holds the offending location, else at the patch.
+[[noreturn]] void reanchor(const InputError& e, const Node& v, const ojson& patch) {
   const std::string& source = v.source();
+  if (!e.has_pointer() || e.source() != source) throw e;
+  const std::string ptr = e.pointer() == "/" ? "" : e.pointer();  // the key "" reads as the root, as it always did
+  if (v.has("set") && v.at("set").json().is_object()) {
+    // The last entry that wrote the location wins, as it was applied last.
+    const ojson& set = v.at("set").json();
+    std::string hit;
+    for (const auto& item : set.items())
+      if (!item.key().empty() && under(ptr, item.key())) hit = item.key();
+    if (!hit.empty())
+      throw InputError(source, v.ptr() + "/set/" + escape_token(hit) + ptr.substr(hit.size()), e.message());
+  }
+  if (patch_contains(patch, ptr)) throw InputError(source, v.ptr() + "/patch" + ptr, e.message());
+  throw InputError(source, v.ptr() + "/patch",
+                   "the patched scenario is invalid at " + pointer_text(e.pointer()) + ": " + e.message());
+}
+
+// Variant `v` of the file: its patch merged over `base`, then its "set" applied, read by the
+// same tables as the file; an error inside the patch or the set is reported there.
+Variant read_patched_variant(const Node& v, const ojson& base, const std::string& name,
+                             std::vector<std::string>& warnings) {
   ojson merged = base;
   ojson patch = v.has("patch") ? v.at("patch").json() : ojson::object();
   if (!patch.is_object()) v.at("patch").fail("must be an object (a JSON merge patch over the scenario)");
-  for (const char* forbidden : {"variants", "schema", "seed", "trials"})
+  for (const char* forbidden : kFixed)
     if (patch.contains(forbidden))
       v.at("patch").at(forbidden).fail(std::string("a variant may not change \"") + forbidden +
                                        "\" (variants share seed and trials to stay paired)");
   merged.merge_patch(patch);
+  apply_variant_set(v, merged);
   try {
-    return read_variant(Node(merged, source, ""), name);
+    // The whole patched document by the same tables as the file: an unknown or misplaced key
+    // at any depth of the patch is an error, and every key the patch sets (boot too) counts.
+    Variant out = read_document(Node(merged, v.source(), "")).variant;
+    out.name = name;
+    warn_dropped_controller_keys(v, base, patch, warnings);
+    return out;
   } catch (const InputError& e) {
-    // Re-anchor the error at the patch when the patch holds the offending location.
-    if (!e.has_pointer() || e.source() != source) throw;
-    const std::string ptr = e.pointer() == "/" ? "" : e.pointer();  // the key "" reads as the root, as it always did
-    if (patch_contains(patch, ptr)) throw InputError(source, v.ptr() + "/patch" + ptr, e.message());
-    throw InputError(source, v.ptr() + "/patch",
-                     "the patched scenario is invalid at " + pointer_text(e.pointer()) + ": " + e.message());
+    reanchor(e, v, patch);
   }
 }
 
 }  // namespace
 
-std::vector<Variant> read_variants(const Node& root, const ojson& base, uint64_t trials) {
+std::vector<Variant> read_variants(const Node& root, const ojson& base, uint64_t trials,
+                                   std::vector<std::string>& warnings) {
   const Node vs = root.at("variants");
   if (vs.json().size() > kMaxVariants)
     vs.fail("has " + std::to_string(vs.json().size()) + " variants; at most " + std::to_string(kMaxVariants) +
@@ -63,14 +154,58 @@ std::vector<Variant> read_variants(const Node& root, const ojson& base, uint64_t
   std::vector<std::string> names;
   for (size_t i = 0; i < vs.json().size(); ++i) {
     const Node v = vs.at(i);
-    v.require_object({"name", "patch"});
+    v.require_object({"name", "patch", "set"});
     if (!v.has("name")) v.fail("a variant needs a \"name\"");
     const std::string name = v.at("name").str();
     if (std::find(names.begin(), names.end(), name) != names.end()) v.at("name").fail("duplicate variant name \"" + name + "\"");
     names.push_back(name);
-    out.push_back(read_patched_variant(v, base, name));
+    out.push_back(read_patched_variant(v, base, name, warnings));
   }
   return out;
+}
+
+namespace {
+
+// Does variant `v` (an element of "variants") override the location `ptr` whatever the value
+// there: its patch reaches `ptr` (or replaces a value above it whole), or a "set" entry writes
+// `ptr` or a place above it? `value` is what --set puts at `ptr` (an object is merged into).
+bool overrides(const ojson& v, const std::string& ptr, const ojson& value) {
+  if (v.contains("set") && v["set"].is_object())
+    for (const auto& item : v["set"].items())
+      if (!item.key().empty() && under(ptr, item.key())) return true;
+  if (!v.contains("patch")) return false;
+  const ojson* cur = &v["patch"];
+  const ojson::json_pointer jp(ptr);
+  std::vector<std::string> tokens;
+  for (ojson::json_pointer p = jp; !p.empty(); p = p.parent_pointer()) tokens.insert(tokens.begin(), p.back());
+  for (const std::string& t : tokens) {
+    if (!cur->is_object()) return true;  // replaced whole (or removed: null)
+    if (!cur->contains(t)) return false;
+    cur = &(*cur)[t];
+  }
+  return !cur->is_object() || !value.is_object();
+}
+
+}  // namespace
+
+void check_sets_reach_a_variant(const Node& root, const std::vector<SetPatch>& sets) {
+  if (!root.has("variants") || !root.at("variants").json().is_array() || root.at("variants").json().empty()) return;
+  const ojson& vs = root.at("variants").json();
+  for (const SetPatch& s : sets) {
+    if (s.pointer.empty() || under(s.pointer, "/variants")) continue;
+    std::string names;
+    bool all = true;
+    for (size_t i = 0; i < vs.size() && all; ++i) {
+      all = vs[i].is_object() && overrides(vs[i], s.pointer, s.value);
+      if (all) names += std::string(names.empty() ? "" : ", ") + "\"" + vs[i].value("name", "") + "\" (/variants/" +
+                        std::to_string(i) + ")";
+    }
+    if (all)
+      throw InputError::in_source(root.source(),
+                                  "--set " + s.pointer + ": every variant sets " + s.pointer + " (" + names +
+                                      "), so this --set would change nothing; drop the variants with --set "
+                                      "/variants=[], or set a location the variants leave alone");
+  }
 }
 
 }  // namespace nvmesim::scenario_detail

@@ -1,0 +1,169 @@
+// The tables of `host`, `host.overrides` and `host.bad_config` (scenario/keys.hpp).
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "host/registry.hpp"
+#include "scenario/loader_parts.hpp"
+
+namespace nvmesim::scenario_detail {
+
+using Node = JsonNode;
+
+namespace {
+
+using KH = Keys<HostParams>;
+using KP = Keys<KernelProfile>;
+using KB = Keys<HostParams::BadConfig>;
+
+// host.driver: one of the drivers of the registry (host/registry.hpp), the one list of them.
+std::vector<std::string> driver_names() { return host_driver_names(); }
+
+void read_driver(const Node& n, HostParams& h) { h.driver = n.choice(host_driver_choices()); }
+
+/// host.shutdown_notification's spellings: the CC.SHN value written (abrupt: true).
+constexpr EnumName<bool> kShutdownNotificationNames[] = {{false, "normal"}, {true, "abrupt"}};
+
+void read_kernel(const Node& k, HostParams& h) {
+  if (k.json().is_number())
+    k.fail("must be a string such as \"5.7\" (as a JSON number 6.10 would read as 6.1; with --set, "
+           "quote it: --set '/host/kernel=\"6.10\"')");
+  try {
+    h.kernel = KernelVersion::parse(k.str());
+    h.profile = profile_for(h.kernel);
+  } catch (const std::invalid_argument& e) {
+    k.fail(e.what());
+  }
+}
+
+void read_hz(const Node& hz, HostParams& h) {
+  const int64_t v = hz.integer(1, 10000);
+  if (v != 100 && v != 250 && v != 300 && v != 1000) hz.fail("must be one of 100, 250, 300, 1000 (CONFIG_HZ)");
+  h.timers.hz = static_cast<int>(v);
+}
+
+SleepPolicy read_policy(const Node& p) {
+  try {
+    return SleepPolicy::parse(p.str());
+  } catch (const std::invalid_argument& e) {
+    p.fail(e.what());
+  }
+}
+
+constexpr const char* kPolicyType =
+    "a sleep: `\"msleep(MS)\"`, `\"usleep_range(MIN_US, MAX_US)\"`, `\"fsleep(US)\"`, `\"udelay(US)\"` or `\"busy\"`";
+
+const Section<KernelProfile>& overrides_section() {
+  static const Section<KernelProfile> s(
+      "host.overrides",
+      "One behaviour of the release changed, e.g. for a stable kernel that got a later change. Each key is a "
+      "field of the kernel profile; the default is the release's row (`nvmesim profiles`, docs/profiles.md "
+      "\"The fields\").",
+      {KP::row("poll", kPolicyType, computed("the release's"), "", "the sleep between two CSTS reads in the wait",
+               [](const Node& n, KernelProfile& p) { p.poll = read_policy(n); }),
+       KP::row("shutdown_poll", kPolicyType, computed("the release's"), "", "the sleep of the shutdown wait",
+               [](const Node& n, KernelProfile& p) { p.shutdown_poll = read_policy(n); }),
+       KP::choice("deadline", kDeadlineFormNames, computed("the release's"),
+                  "how the wait's deadline follows from a timeout in 500 ms units", to(&KernelProfile::deadline)),
+       KP::choice("enable_timeout", kEnableTimeoutNames, computed("the release's"), "the enable wait's timeout",
+                  to(&KernelProfile::enable_timeout)),
+       KP::choice("crime", kCrimeRuleNames, computed("the release's"),
+                  "when CC.CRIME (ready independent of media) is set", to(&KernelProfile::crime)),
+       KP::choice("cc_sequence", kCcSequenceNames, computed("the release's"), "the enable's register accesses",
+                  to(&KernelProfile::cc_sequence)),
+       KP::boolean("crto_warning", computed("the release's"), "`bad crto:%x cap:%llx` once per boot (6.6+)",
+                   to(&KernelProfile::crto_warning)),
+       KP::boolean("msleep_extra_jiffy", computed("the release's"), "msleep asks for one more jiffy (before 6.12)",
+                   to(&KernelProfile::timer, &TimerRules::msleep_extra_jiffy)),
+       KP::boolean("fsleep_613", computed("the release's"), "fsleep follows the 6.13 rule",
+                   to(&KernelProfile::timer, &TimerRules::fsleep_613)),
+       KP::boolean("csts_in_message", computed("the release's"), "`Device not ready; aborting ..., CSTS=0x%x` (5.7+)",
+                   to(&KernelProfile::csts_in_message)),
+       KP::boolean("queues_line", computed("the release's"), "the `D/R/P default/read/poll queues` line (5.4+)",
+                   to(&KernelProfile::queues_line)),
+       KP::choice("shutdown_wait", kShutdownWaitNames, computed("the release's"),
+                  "how shutdown waits for SHST = complete", to(&KernelProfile::shutdown_wait)),
+       KP::row("delay_quirk_ids", "array of `\"vvvv:dddd\"` (hex)", computed("the release's"), "",
+               "PCI ids with NVME_QUIRK_DELAY_BEFORE_CHK_RDY: msleep(2300) before the RDY=0 wait",
+               [](const Node& ids, KernelProfile& p) {
+                 p.delay_quirk_ids.clear();
+                 for (size_t i = 0; i < ids.array().size(); ++i) p.delay_quirk_ids.push_back(read_pci_id(ids.at(i)));
+               }),
+       KP::boolean("delay_quirk_model_rule", computed("the release's"),
+                   "the same quirk by Identify model, learnt at Identify (5.19+)",
+                   to(&KernelProfile::delay_quirk_model_rule)),
+       KP::boolean("flr_retry", computed("the release's"),
+                   "a failed disable wait gets one function-level reset and one retry (6.19)",
+                   to(&KernelProfile::flr_retry))});
+  return s;
+}
+
+const Section<HostParams::BadConfig>& bad_config_section() {
+  static const Section<HostParams::BadConfig> s(
+      "host.bad_config",
+      "What-if host mistakes (Linux makes none of them) that provoke the device's bad-configuration "
+      "behaviour (docs/behaviours.md).",
+      {KB::integer("mps", 0, 15, computed("Linux's (0: 4 KiB)"), "",
+                   "CC.MPS to write: pages of 2^(12+mps) bytes", to(&HostParams::BadConfig::mps)),
+       KB::boolean("asq_misaligned", dflt("false"), "ASQ/ACQ off a 4 KiB boundary",
+                   to(&HostParams::BadConfig::asq_misaligned)),
+       KB::boolean("aqa_zero", dflt("false"), "AQA = 0 (one-entry queues)", to(&HostParams::BadConfig::aqa_zero)),
+       KB::boolean("skip_admin_queue", dflt("false"), "never write AQA, ASQ and ACQ",
+                   to(&HostParams::BadConfig::skip_admin_queue))});
+  return s;
+}
+
+KernelProfile& profile_of(HostParams& h) { return h.profile; }
+HostParams::BadConfig& bad_config_of(HostParams& h) { return h.bad_config; }
+
+}  // namespace
+
+const Section<HostParams>& host_section() {
+  static const Section<HostParams> s(
+      "host", "The host: its Linux release, timer configuration and driver.",
+      {KH::row("kernel", "string `\"MAJOR.MINOR[.PATCH]\"`", dflt("\"5.7\""), "",
+               "Linux release; a **string** (6.10 as a JSON number would read 6.1). Selects a row of the kernel "
+               "profile table (`nvmesim profiles`); releases 4.8 to 6.19",
+               read_kernel),
+       KH::row("hz", "100, 250, 300 or 1000", dflt("250"), "Hz", "CONFIG_HZ", read_hz),
+       KH::boolean("highres", dflt("true"), "high-resolution timers; false: usleep_range wakes at the first tick at or "
+                   "after min", to(&HostParams::timers, &TimerSettings::highres)),
+       KH::choice("tick", kTickModeNames, dflt("\"nohz_idle\""),
+                  "`nohz_idle`: the CPU idles in the sleep, no tick (usleep_range wakes at its max); `periodic`: "
+                  "the tick runs (usleep_range wakes at the first tick in [min, max])",
+                  to(&HostParams::timers, &TimerSettings::tick)),
+       KH::row("wakeup_latency", "duration or distribution", dflt("\"0ns\""), "",
+               "scheduler wakeup latency added to every msleep and usleep_range",
+               [](const Node& n, HostParams& h) { h.wakeup_latency = read_distribution(n); }),
+       KH::number("background_irq_rate_hz", 0, 1e7, dflt("0"), "Hz",
+                  "other interrupts on the CPU (Poisson); one in [min, max] ends a usleep_range early",
+                  to(&HostParams::timers, &TimerSettings::background_irq_rate_hz)),
+       KH::row("init_to_probe", "duration or distribution", dflt("\"0ns\""), "",
+               "driver init (`nvme_init`) to the probe's `pci function` line, per controller",
+               [](const Node& n, HostParams& h) { h.init_to_probe = read_distribution(n); }),
+       KH::row("driver", choice_type(driver_names()), dflt("\"linux\""), "", "the host driver", read_driver),
+       KH::object("overrides", "object: `host.overrides`", "change one behaviour of the release", overrides_section(),
+                  profile_of),
+       KH::integer("cpus", 1, 65536, dflt("64"), "",
+                   "I/O queues the driver asks for (one per CPU); the device grants at most its `io_queues`",
+                   to(&HostParams::cpus)),
+       KH::integer("max_polls_per_wait", 1, 1'000'000'000, dflt("2000000"), "CSTS reads",
+                   "safety limit: reads in one wait before the trial stops with an error",
+                   to(&HostParams::max_polls_per_wait)),
+       KH::integer("shutdown_timeout_s", 0, 3600, dflt("5"), "s",
+                   "nvme_core.shutdown_timeout; with Identify RTD3E the driver uses clamp(RTD3E s, this, 60)",
+                   to(&HostParams::shutdown_timeout_s)),
+       KH::boolean("async_shutdown", dflt("false"), "shut controllers down in parallel (the proposed asynchronous "
+                   "shutdown)", to(&HostParams::async_shutdown)),
+       KH::choice("shutdown_notification", kShutdownNotificationNames, dflt("\"normal\""),
+                  "CC.SHN the shutdown writes (`abrupt` is a what-if)", to(&HostParams::abrupt_shutdown)),
+       KH::object("bad_config", "object: `host.bad_config`", "what-if host mistakes", bad_config_section(),
+                  bad_config_of),
+       KH::integer("max_events_per_trial", 1, 1'000'000'000, dflt("4000000"), "host operations",
+                   "safety limit: MMIO accesses and sleeps in one trial over all controllers",
+                   to(&HostParams::max_events_per_trial))});
+  return s;
+}
+
+}  // namespace nvmesim::scenario_detail
