@@ -18,6 +18,7 @@ part_of() {
   case "$1" in
     host/timers/*|host/linux/kernel_profile.*|host/host_params.hpp) echo host_pure ;;
     models/nvme_regs.hpp|models/controller_params.hpp) echo models_pure ;;
+    models/pcie_transport.hpp) echo models_socket ;;
     outputs/vcd.*) echo outputs_vcd ;;
     tests/fuzz/*) echo fuzz ;;
     */*) echo "${1%%/*}" ;;
@@ -29,13 +30,14 @@ part_of() {
 declare -A allowed=(
   [core]=""
   [models_pure]="core"
-  [models]="core models_pure systemc"
+  [models_socket]="systemc"
+  [models]="core models_pure models_socket systemc"
   [host_pure]="core"
-  [host]="core models_pure host_pure systemc"
+  [host]="core models_pure models_socket host_pure systemc"
   [scenario]="core models_pure host_pure"
   [outputs]="core models_pure host_pure scenario"
   [outputs_vcd]="core systemc"
-  [engine]="core models_pure models host_pure host scenario outputs outputs_vcd systemc"
+  [engine]="core models_pure models_socket models host_pure host scenario outputs outputs_vcd systemc"
   [sweep]="core models_pure host_pure scenario"
   [tools]="core host_pure"
   [cli]="core models_pure host_pure scenario outputs engine sweep tools"

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "models/nvme_regs.hpp"
+#include "models/pcie_transport.hpp"
 
 namespace nvmesim {
 
@@ -140,6 +141,10 @@ void linux_probe::mmio(tlm::tlm_command cmd, uint64_t address, uint8_t* data, ui
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   bar->b_transport(trans_, delay);
   sc_core::wait(delay);
+  // A request the function rejects (an Unsupported Request or Completer Abort on PCIe): the root
+  // complex completes a read with all ones, and a posted write is simply lost.
+  const bool rejected = trans_.get_response_status() != tlm::TLM_OK_RESPONSE;
+  if (rejected && cmd == tlm::TLM_READ_COMMAND) std::memset(data, 0xFF, len);
   check_limits();
   if (s_.recorder->detailed()) {
     Event e;
@@ -153,14 +158,22 @@ void linux_probe::mmio(tlm::tlm_command cmd, uint64_t address, uint8_t* data, ui
     e.value = (cmd == tlm::TLM_READ_COMMAND ? le32(data) : value) & mask;
     if (detail) e.detail = detail;
     s_.recorder->add(std::move(e));
+    if (rejected) {
+      Event w;
+      w.t_ps = now_rel();
+      w.ctrl = index_;
+      w.kind = EventKind::warning;
+      w.reg = reg;
+      w.detail = std::string(cmd == tlm::TLM_READ_COMMAND ? "read of " : "write to ") + reg + " answered " +
+                 trans_.get_response_string() + (cmd == tlm::TLM_READ_COMMAND ? ": the CPU reads all ones" : ": dropped");
+      s_.recorder->add(std::move(w));
+    }
   }
 }
 
 uint32_t linux_probe::read32(uint32_t offset, const char* reg) {
-  uint8_t data[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+  uint8_t data[4];
   mmio(tlm::TLM_READ_COMMAND, offset, data, 4, reg, 0);
-  // A read the link could not complete returns all ones, as a PCIe master abort does.
-  if (trans_.get_response_status() != tlm::TLM_OK_RESPONSE) return regs::kAllOnes32;
   return le32(data);
 }
 
@@ -194,11 +207,24 @@ int64_t linux_probe::sleep_once(const SleepPolicy& policy) {
   return end - start;
 }
 
+void linux_probe::config_access(tlm::tlm_command cmd, uint32_t offset, uint8_t* data, uint32_t len, const char* reg,
+                                uint32_t value, const char* detail) {
+  // A configuration request: the same socket, marked by the payload's extension, which must not
+  // stay on the reused payload (whatever mmio() throws).
+  struct Marked {
+    tlm::tlm_generic_payload& t;
+    pcie_config_extension ext;
+    explicit Marked(tlm::tlm_generic_payload& p) : t(p) { t.set_extension(&ext); }
+    ~Marked() { t.clear_extension(&ext); }
+  } marked(trans_);
+  mmio(cmd, offset, data, len, reg, value, detail);
+}
+
 uint32_t linux_probe::read_config16(uint32_t offset) {
-  uint8_t data[4] = {0xFF, 0xFF, 0xFF, 0xFF};
-  mmio(tlm::TLM_READ_COMMAND, regs::pcicfg::kConfigSpaceBase + offset, data, 2, "PCI_VENDOR_ID", 0);
-  // A configuration read the function does not answer returns all ones.
-  return trans_.get_response_status() == tlm::TLM_OK_RESPONSE ? (data[0] | data[1] << 8) : 0xFFFFu;
+  // A configuration read the function does not answer returns all ones (mmio()).
+  uint8_t data[2];
+  config_access(tlm::TLM_READ_COMMAND, offset, data, 2, "PCI_VENDOR_ID", 0);
+  return data[0] | data[1] << 8;
 }
 
 int linux_probe::wait_ready(uint64_t timeout, bool seconds, uint32_t mask, uint32_t value, const char* op,
@@ -251,8 +277,8 @@ int linux_probe::wait_shutdown_msleep_loop(uint64_t timeout_s, size_t phase_inde
   // (SHST reads 11b) keeps it polling until the deadline.
   const TickClock& clock = *s_.clock;
   const uint64_t deadline = clock.jiffies_at(now_rel()) + timeout_s * static_cast<uint64_t>(s_.host->timers.hz);
-  const uint32_t mask = regs::Csts{false, false, regs::Shst{3}, false, false, false}.encode();
-  const uint32_t complete = regs::Csts{false, false, regs::Shst::complete, false, false, false}.encode();
+  const uint32_t mask = regs::Csts::mask().shst().value();
+  const uint32_t complete = regs::Csts{}.with_shst(regs::Shst::complete).encode();
   for (uint64_t polls = 1;; ++polls) {
     const uint32_t csts = read32(regs::kCsts, "CSTS");
     ++s_.recorder->phase(phase_index).polls;
@@ -341,7 +367,7 @@ bool linux_probe::delay_quirk() const {
 int linux_probe::disable(size_t phase) {
   // nvme_disable_ctrl(shutdown=false): clear SHN and EN, write CC, the quirk's msleep(2300),
   // then wait for RDY=0 bounded by CAP.TO.
-  ctrl_config_ &= ~(regs::Cc{false, 0, 0, 0, regs::Shn::abrupt, 0, 0, false}.encode() | 1u);
+  ctrl_config_ &= ~regs::Cc::mask().shn().en().value();
   write32(regs::kCc, ctrl_config_, "CC");
   if (delay_quirk()) sleep_once(SleepPolicy::msleep(kDelayQuirkMs));
   return wait_ready(cap_.to, false, regs::Csts::kRdy, 0, "reset", phase);
@@ -353,8 +379,8 @@ int linux_probe::function_level_reset() {
   // 4, ... ms, giving up after 60 s.
   uint8_t data[4];
   put_le32(data, regs::pcicfg::kDevCtlInitiateFlr);
-  mmio(tlm::TLM_WRITE_COMMAND, regs::pcicfg::kConfigSpaceBase + regs::pcicfg::kDevCtl, data, 2, "PCI_EXP_DEVCTL",
-       regs::pcicfg::kDevCtlInitiateFlr, "function-level reset");
+  config_access(tlm::TLM_WRITE_COMMAND, regs::pcicfg::kDevCtl, data, 2, "PCI_EXP_DEVCTL",
+                regs::pcicfg::kDevCtlInitiateFlr, "function-level reset");
   sleep_once(SleepPolicy::msleep(100));
   int64_t waited_ms = 0;
   for (uint32_t delay_ms = 1; read_config16(regs::pcicfg::kVendorId) == 0xFFFFu; delay_ms *= 2) {
@@ -585,8 +611,8 @@ void linux_probe::shutdown() {
   cc.shn = s_.host->abrupt_shutdown ? regs::Shn::abrupt : regs::Shn::normal;
   ctrl_config_ = cc.encode();
   write32(regs::kCc, ctrl_config_, "CC");
-  const uint32_t mask = regs::Csts{false, false, regs::Shst{3}, false, false, false}.encode();
-  const uint32_t complete = regs::Csts{false, false, regs::Shst::complete, false, false, false}.encode();
+  const uint32_t mask = regs::Csts::mask().shst().value();
+  const uint32_t complete = regs::Csts{}.with_shst(regs::Shst::complete).encode();
   const int rc = prof.shutdown_wait == ShutdownWait::msleep_loop
                      ? wait_shutdown_msleep_loop(shutdown_timeout_s_, ph)
                      : wait_ready(shutdown_timeout_s_, true, mask, complete, "shutdown", ph);

@@ -122,9 +122,13 @@ class linux_probe : public sc_core::sc_module {
   uint32_t read32(uint32_t offset, const char* reg);
   void write32(uint32_t offset, uint32_t value, const char* reg);
   // One BAR0 or configuration-space access of `len` bytes (2 or 4) at `address`, recorded as an
-  // mmio_read/mmio_write event (value masked to `len`) when the trial is detailed.
+  // mmio_read/mmio_write event (value masked to `len`) when the trial is detailed. A response
+  // other than TLM_OK_RESPONSE reads as all ones (a write is lost), and is recorded as a warning.
   void mmio(tlm::tlm_command cmd, uint64_t address, uint8_t* data, uint32_t len, const char* reg, uint32_t value,
             const char* detail = nullptr);
+  // One configuration request (Type 0) of `len` bytes at configuration-space `offset`, through mmio().
+  void config_access(tlm::tlm_command cmd, uint32_t offset, uint8_t* data, uint32_t len, const char* reg,
+                     uint32_t value, const char* detail = nullptr);
   // One nvme_wait_ready loop (linux-readiness.md section 1). Returns 0, -ENODEV or -EINTR.
   // The deadline is jiffies + timeout: `seconds` gives timeout * HZ, else the release's form of
   // TO in 500 ms units. `mask`/`value` select the wanted CSTS state.
