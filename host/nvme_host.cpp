@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "models/nvme_regs.hpp"
+#include "models/pcie_transport.hpp"
 
 namespace nvmesim {
 
@@ -122,10 +123,14 @@ void nvme_host::transport_and_record(int64_t start_ps, const char* reg, uint32_t
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   bar->b_transport(trans_, delay);
   sc_core::wait(delay);
-  check_limits();
-  if (!detailed()) return;
   const bool read = trans_.get_command() == tlm::TLM_READ_COMMAND;
   const uint32_t len = trans_.get_data_length();
+  // A request the function rejects (an Unsupported Request or Completer Abort on PCIe): the root
+  // complex completes a read with all ones, and a posted write is simply lost.
+  const bool rejected = trans_.get_response_status() != tlm::TLM_OK_RESPONSE;
+  if (rejected && read) std::memset(trans_.get_data_ptr(), 0xFF, len);
+  check_limits();
+  if (!detailed()) return;
   Event e;
   e.t_ps = start_ps;
   e.dur_ps = now_rel() - start_ps;
@@ -137,6 +142,16 @@ void nvme_host::transport_and_record(int64_t start_ps, const char* reg, uint32_t
   e.value = (read ? le32(trans_.get_data_ptr()) : value) & mask;
   if (detail) e.detail = detail;
   recorder().add(std::move(e));
+  if (rejected) {
+    Event w;
+    w.t_ps = now_rel();
+    w.ctrl = index_;
+    w.kind = EventKind::warning;
+    w.reg = reg;
+    w.detail = std::string(read ? "read of " : "write to ") + reg + " answered " + trans_.get_response_string() +
+               (read ? ": the CPU reads all ones" : ": dropped");
+    recorder().add(std::move(w));
+  }
 }
 
 uint32_t nvme_host::read32(uint32_t offset, const char* reg) {
@@ -160,8 +175,15 @@ void nvme_host::write32(uint32_t offset, uint32_t value, const char* reg) {
 bool nvme_host::config_access(tlm::tlm_command cmd, uint32_t offset, uint8_t* data, uint32_t len, const char* reg,
                               uint32_t value, const char* detail) {
   const int64_t start = now_rel();
-  // Configuration space is a window of the BAR socket at regs::pcicfg::kConfigSpaceBase.
-  prepare(cmd, regs::pcicfg::kConfigSpaceBase + offset, data, len);
+  // A configuration request: the BAR socket's payload marked by pcie_config_extension, which must
+  // not stay on the reused payload whatever the transport throws.
+  struct Marked {
+    tlm::tlm_generic_payload& t;
+    pcie_config_extension ext;
+    explicit Marked(tlm::tlm_generic_payload& p) : t(p) { t.set_extension(&ext); }
+    ~Marked() { t.clear_extension(&ext); }
+  } marked(trans_);
+  prepare(cmd, offset, data, len);
   transport_and_record(start, reg, value, detail);
   return trans_.get_response_status() == tlm::TLM_OK_RESPONSE;
 }

@@ -1,14 +1,28 @@
 #pragma once
-// The NVMe controller model (DESIGN section 4): BAR0 registers behind a TLM-2.0 target socket,
-// the enable/disable/shutdown state machine with latencies drawn per trial, and the admin queue
-// (SQE fetch by DMA, per-opcode processing, CQE post, MSI-X), all on the controller clock.
+// The NVMe controller model (DESIGN section 4): BAR0 registers and the PCI function's
+// configuration space behind a TLM-2.0 target socket, the enable/disable/shutdown state machine
+// with latencies drawn per trial, and the admin queue (SQE fetch by DMA, per-opcode processing,
+// CQE post, MSI-X), all on the controller clock.
 //
-// Cycle accuracy without a clock process: every controller-side change happens on a rising edge,
-// computed as the first edge at or after its due time. The state is evaluated lazily at the
-// (annotated) time of each access, so a controller that takes 128 s to become ready costs what
-// the host's polls cost, not 64 billion clock cycles. A state transition costs one SystemC event
-// (so that the timeline and traces show it when it happens, even if nobody reads CSTS then);
-// an admin completion costs one more.
+// Cycle-accurate at the register interface, not a pipeline model of the controller's firmware:
+// every controller-side change happens on a rising edge of the controller clock, computed as the
+// first edge at or after its due time, without a clock process. Loosely timed (TLM-2.0 LT with
+// temporal decoupling): b_transport handles an access when it is called and stamps it with its
+// annotated times. A write takes effect write_cycles after its arrival edge and is applied with
+// that time; a read is sampled once every earlier write has taken effect (the later of its
+// arrival edge and the last write's effect edge), so no read sees a write early; the signals
+// change at the effect time (publish()). A state transition costs one SystemC event (so that the
+// timeline and traces show it when it happens, even if nobody reads CSTS then); an admin
+// completion costs one more. A controller that takes 128 s to become ready costs what the host's
+// polls cost, not 64 billion clock cycles.
+//
+// Write effects are not deferred through a payload event queue: applying them at their effect
+// time changes the order in which the PCIe link model reserves its transmitters (a posted write
+// would no longer wait behind the completion of a DMA that its previous write started), and so
+// the outputs. Branch house-regs-peq holds that variant.
+//
+// The registers are data: the tables in nvme_controller_regs.cpp (offset, width, access, reset
+// value, the resets that restore each register, hooks), applied by RegisterFile.
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -23,6 +37,7 @@
 #include "core/rng.hpp"
 #include "models/controller_params.hpp"
 #include "models/nvme_regs.hpp"
+#include "models/register_file.hpp"
 
 namespace nvmesim {
 
@@ -35,67 +50,122 @@ enum class ControllerState : uint8_t {
   shutdown_processing,  ///< SHN written, SHST=01
   shutdown_complete,    ///< SHST=10
   fatal,                ///< CFS=1
-  removed,              ///< the function is gone: every read returns all ones
+  removed,              ///< the function is gone (surprise removal): reads all ones, writes dropped
 };
 const char* to_string(ControllerState s);
 
 class nvme_controller : public sc_core::sc_module {
  public:
-  /// BAR0: 32- and 64-bit register reads and writes, doorbells.
+  /// BAR0 (memory requests: 4-byte accesses, 8-byte ones to CAP, ASQ and ACQ) and the
+  /// configuration space (payloads with a pcie_config_extension: 1, 2 or 4 bytes). A wrong
+  /// access is answered with TLM_BURST_ERROR_RESPONSE (length, streaming width),
+  /// TLM_ADDRESS_ERROR_RESPONSE (misaligned, beyond the space) or TLM_BYTE_ENABLE_ERROR_RESPONSE
+  /// (byte enables other than all bytes), and has no effect.
   tlm_utils::simple_target_socket<nvme_controller> bar0;
-  /// Bus master: SQE fetch, CQE and data writes, MSI-X writes, to host memory.
+  /// Bus master: SQE fetch, CQE and data writes, MSI-X writes, to host memory. A response other
+  /// than TLM_OK_RESPONSE is an error the controller reports (a warning; CFS for queue entries).
   tlm_utils::simple_initiator_socket<nvme_controller> dma;
 
   SC_HAS_PROCESS(nvme_controller);
   /// `index` is the N of nvmeN; its streams are named "nvmeN/...".
   nvme_controller(sc_core::sc_module_name name, int index);
 
-  /// Resets the controller to the handoff state of `params` for trial `trial` of a run with
-  /// scenario seed `seed`. Trial time 0 is now. `params` and `recorder` must outlive the trial.
+  /// Starts trial `trial` of a run with scenario seed `seed`: a platform reset (power-on), then
+  /// the handoff state of `params`. Trial time 0 is now. `params` and `recorder` must outlive the
+  /// trial.
   void begin_trial(const ControllerParams* params, uint64_t seed, uint64_t trial, Recorder* recorder);
 
-  /// The state as of absolute time `t_ps` (for tests and tracing).
-  ControllerState state_at(int64_t t_ps);
-
   /// CC.EN, CSTS.RDY, CSTS.CFS and CSTS.SHST as signals (for sc_trace / --vcd). Each changes at
-  /// the simulated time the register does (a write's effect, a transition's clock edge), also
-  /// when the change was evaluated lazily earlier; one method writes them all.
+  /// the simulated time the register does (a write's effect, a transition's clock edge); one
+  /// method writes them all.
   sc_core::sc_signal<bool> cc_en_sig{"CC_EN"}, rdy_sig{"CSTS_RDY"}, cfs_sig{"CSTS_CFS"};
   sc_core::sc_signal<sc_dt::sc_uint<2>> shst_sig{"CSTS_SHST"};
   /// Adds the four signals to `tf` as PREFIX.CC_EN, PREFIX.CSTS_RDY, ... (before sc_start) and
   /// turns their updates on (without a trace file they cost nothing).
   void trace_signals(sc_core::sc_trace_file* tf, const std::string& prefix);
   /// A platform reset (reboot): the controller returns to the state firmware leaves it in
-  /// (`handoff`), now. Random streams continue; the trial's time origin stays.
+  /// (`handoff`), now; writes still in flight are lost. Random streams continue; the trial's
+  /// time origin stays.
   void platform_reset();
 
+  using Spec = RegisterSpec<nvme_controller>;
+  /// The BAR0 register table as declared (`n` receives its length): for docs and tests.
+  static const Spec* bar0_table(size_t& n);
+  /// The configuration-space register table as declared.
+  static const Spec* config_table(size_t& n);
+
  private:
+  // Rows of the BAR0 table (nvme_controller_regs.cpp), in table order.
+  enum Bar0Row : uint8_t { kCapRow, kVsRow, kIntmsRow, kIntmcRow, kCcRow, kCstsRow, kNssrRow, kAqaRow,
+                           kAsqRow, kAcqRow, kCrtoRow, kDoorbellRow, kBar0Rows };
+  // Rows of the configuration-space table.
+  enum ConfigRow : uint8_t { kIdRow, kCommandRow, kClassRow, kCapPtrRow, kPcieCapRow, kDevCapRow, kDevCtlRow,
+                             kConfigRows };
+  // The random draws of a trial, one stream each ("nvmeN/<name>", kDraws in nvme_controller.cpp).
+  enum class Draw : uint8_t { enable, disable, shutdown, identify, set_features, create_queue, abrupt_shutdown,
+                              media, cfs_on_enable, delete_queue, count };
   struct Pending {
     bool active = false;
     ControllerState to = ControllerState::disabled;
     int64_t due_ps = 0;
   };
+  // A decoded write, applied at its effect time.
+  struct PendingWrite {
+    bool config = false;
+    RegisterFile<nvme_controller>::Hit hit;
+    uint64_t offset = 0;
+    uint32_t len = 0;
+    uint64_t data = 0;
+  };
+
+  // ---- transport (nvme_controller.cpp)
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  tlm::tlm_response_status check(tlm::tlm_generic_payload& trans, bool config,
+                                 RegisterFile<nvme_controller>::Hit& hit) const;
+  void apply(const PendingWrite& w, int64_t t_ps);
+  bool gone(int64_t t_ps) const;
+  // ---- state machine (nvme_controller.cpp)
   int64_t edge_at_or_after(int64_t t_ps) const;
   void advance(int64_t t_ps);
   void enter(ControllerState s, int64_t t_ps);
   void schedule(ControllerState to, int64_t due_ps);
   uint32_t csts_value() const;
-  uint64_t read_register(uint32_t offset, uint32_t len);
-  void write_register(uint32_t offset, uint64_t value, int64_t t_ps);
-  void write_cc(uint32_t value, int64_t t_ps);
+  void write_cc(uint32_t old_value, int64_t t_ps);
   void enable(const regs::Cc& cc, int64_t t_ps);
-  void config_access(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  void function_level_reset(int64_t t_ps);
-  void reset_to_handoff();
-  void post_cqe(uint16_t cid, uint32_t dw0, sc_core::sc_time delay);
-  void on_media_ready();    // SC_METHOD on media_ev_: completes an outstanding AER
+  void on_transition();  // SC_METHOD on transition_ev_: applies a due transition
+  void on_removal();     // SC_METHOD on removal_ev_: surprise removal
+  void warn(int64_t t_ps, std::string text);
+  int64_t rel(int64_t abs_ps) const { return abs_ps - t0_ps_; }
+  int64_t draw_ps(Draw d);
+  // ---- registers and resets (nvme_controller_regs.cpp)
+  void reset(ResetKind kind, int64_t t_ps);
+  void abort_work();
+  void apply_handoff();
+  uint64_t cap_value() const;
+  uint64_t vs_value() const;
+  uint64_t crto_value() const;
+  uint64_t pci_id_value() const;
+  uint64_t csts_read(int64_t t_ps) const;
+  uint64_t zero_read(int64_t t_ps) const;
+  void cc_write(const RegWrite& w);
+  void nssr_write(const RegWrite& w);
+  void doorbell_write(const RegWrite& w);
+  void devctl_write(const RegWrite& w);
+  uint32_t aqa() const { return static_cast<uint32_t>(bar0_regs_.value(kAqaRow)); }
+  uint64_t asq() const { return bar0_regs_.value(kAsqRow); }
+  uint64_t acq() const { return bar0_regs_.value(kAcqRow); }
+  uint32_t cc() const { return static_cast<uint32_t>(bar0_regs_.value(kCcRow)); }
+  // ---- admin queue (nvme_controller_admin.cpp)
   void ring_sq_doorbell(uint32_t tail, int64_t t_ps);
   void start_next_command(int64_t t_ps);
   void complete_command();  // SC_METHOD on admin_done_
-  void on_transition();     // SC_METHOD on transition_ev_: applies a due transition
-  void warn(int64_t t_ps, std::string text);
-  int64_t rel(int64_t abs_ps) const { return abs_ps - t0_ps_; }
+  // Writes the CQE (then MSI-X) at annotated `delay`; false when the CQE write failed (CFS follows).
+  bool post_cqe(uint16_t cid, uint32_t dw0, uint16_t status, sc_core::sc_time delay);
+  void on_media_ready();    // SC_METHOD on media_ev_: completes an outstanding AER
+  // One DMA through `dma` at annotated `delay` (advanced to its completion); false, with a
+  // warning, when the response is not TLM_OK_RESPONSE.
+  bool dma_transfer(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, uint32_t len, sc_core::sc_time& delay,
+                    const char* what);
   // Register values for the signals, applied at their time by apply_published (SC_METHOD).
   struct Published {
     int64_t t_ps;
@@ -112,21 +182,18 @@ class nvme_controller : public sc_core::sc_module {
   Recorder* rec_ = nullptr;
   int64_t t0_ps_ = 0;
   int64_t last_write_effect_ps_ = 0;  // reads are sampled after earlier writes took effect
-  uint64_t h_enable_, h_disable_, h_shutdown_, h_identify_, h_set_features_, h_create_queue_;
-  uint64_t h_abrupt_, h_media_, h_cfs_, h_delete_queue_;
-  Stream s_enable_, s_disable_, s_shutdown_, s_identify_, s_set_features_, s_create_queue_;
-  Stream s_abrupt_, s_media_, s_cfs_, s_delete_queue_;
+  std::array<uint64_t, static_cast<size_t>(Draw::count)> draw_hash_{};  // fnv1a64("nvmeN/<name>")
+  std::array<Stream, static_cast<size_t>(Draw::count)> streams_{};
 
   // Registers and state.
+  RegisterFile<nvme_controller> bar0_regs_;
+  RegisterFile<nvme_controller> config_regs_;
   ControllerState state_ = ControllerState::disabled;
   Pending pending_;
-  uint32_t cc_ = 0;
-  uint32_t aqa_ = 0;
-  uint64_t asq_ = 0, acq_ = 0;
-  uint32_t intms_ = 0;
-  uint8_t aq_written_ = 0;            // bits: 1 AQA, 2 ASQ, 4 ACQ written since the last reset to defaults
-  int64_t media_ready_ps_ = 0;        // absolute time the namespaces are ready (after the last enable)
-  bool aer_outstanding_ = false;      // an Asynchronous Event Request waits for an event
+  sc_core::sc_event transition_ev_;  // one event per state transition, none per clock cycle
+  sc_core::sc_event removal_ev_;     // the surprise removal (faults.all_ones without an end)
+  int64_t media_ready_ps_ = 0;       // absolute time the namespaces are ready (after the last enable)
+  bool aer_outstanding_ = false;     // an Asynchronous Event Request waits for an event
   uint16_t aer_cid_ = 0;
   sc_core::sc_event media_ev_;
 
@@ -139,11 +206,10 @@ class nvme_controller : public sc_core::sc_module {
   uint32_t cur_dw0_ = 0;
   uint64_t cur_prp1_ = 0;
   uint8_t cur_cns_ = 0;
-  tlm::tlm_generic_payload dma_trans_;  // reused by every DMA (see dma_transfer)
+  tlm::tlm_generic_payload dma_trans_;  // reused by every DMA (see dma_transfer())
   std::array<uint8_t, 4096> identify_buf_{};  // reused: zeroed per command without a 4 KiB stack array
   int64_t cur_start_ps_ = 0;
   sc_core::sc_event admin_done_;
-  sc_core::sc_event transition_ev_;  // one event per state transition, none per clock cycle
   uint32_t io_queues_requested_ = 0;
 };
 

@@ -113,10 +113,22 @@ struct Vs {
   }
 };
 
+/// A bit field of a register: bits lo .. lo + width - 1. The one place a field's position is
+/// stated: encode(), decode() and the mask builders all use it.
+struct Field {
+  unsigned lo = 0;
+  unsigned width = 1;
+  constexpr uint64_t mask() const { return detail::place(~0ull, lo, width); }
+  constexpr uint64_t get(uint64_t reg) const { return detail::field(reg, lo, width); }
+  constexpr uint64_t put(uint64_t v) const { return detail::place(v, lo, width); }
+};
+
 /// CC.SHN shutdown notification values (bits 15:14).
 enum class Shn : uint8_t { none = 0, normal = 1, abrupt = 2 };
 
-/// CC, Controller Configuration (offset 14h).
+/// CC, Controller Configuration (offset 14h). Build a value with the designated setters
+/// (`Cc{}.with_en().with_iosqes(6).with_iocqes(4)`) and a mask of fields with the builder
+/// (`Cc::mask().shn().en()`), never positionally.
 struct Cc {
   bool en = false;      ///< 0 enable
   uint8_t css = 0;      ///< 6:4 I/O command set selected
@@ -127,23 +139,59 @@ struct Cc {
   uint8_t iocqes = 0;   ///< 23:20 I/O CQ entry size 2^n bytes
   bool crime = false;   ///< 24 controller ready independent of media enable (needs CAP.CRIMS)
 
+  /// Where each field sits (NVMe Base 2.x, figure "Offset 14h: CC").
+  struct Fields {
+    static constexpr Field en{0, 1}, css{4, 3}, mps{7, 4}, ams{11, 3}, shn{14, 2}, iosqes{16, 4},
+        iocqes{20, 4}, crime{24, 1};
+  };
+  /// A mask of whole fields, e.g. Cc::mask().shn().en().value() == 0x0000C001.
+  class Mask {
+   public:
+    constexpr Mask en() const { return with(Fields::en); }
+    constexpr Mask css() const { return with(Fields::css); }
+    constexpr Mask mps() const { return with(Fields::mps); }
+    constexpr Mask ams() const { return with(Fields::ams); }
+    constexpr Mask shn() const { return with(Fields::shn); }
+    constexpr Mask iosqes() const { return with(Fields::iosqes); }
+    constexpr Mask iocqes() const { return with(Fields::iocqes); }
+    constexpr Mask crime() const { return with(Fields::crime); }
+    constexpr uint32_t value() const { return v_; }
+
+   private:
+    constexpr Mask with(Field f) const {
+      Mask m = *this;
+      m.v_ |= static_cast<uint32_t>(f.mask());
+      return m;
+    }
+    uint32_t v_ = 0;
+  };
+  static constexpr Mask mask() { return Mask{}; }
+
+  constexpr Cc with_en(bool v = true) const { Cc c = *this; c.en = v; return c; }
+  constexpr Cc with_css(uint8_t v) const { Cc c = *this; c.css = v; return c; }
+  constexpr Cc with_mps(uint8_t v) const { Cc c = *this; c.mps = v; return c; }
+  constexpr Cc with_ams(uint8_t v) const { Cc c = *this; c.ams = v; return c; }
+  constexpr Cc with_shn(Shn v) const { Cc c = *this; c.shn = v; return c; }
+  constexpr Cc with_iosqes(uint8_t v) const { Cc c = *this; c.iosqes = v; return c; }
+  constexpr Cc with_iocqes(uint8_t v) const { Cc c = *this; c.iocqes = v; return c; }
+  constexpr Cc with_crime(bool v = true) const { Cc c = *this; c.crime = v; return c; }
+
   constexpr uint32_t encode() const {
-    using detail::place;
-    return static_cast<uint32_t>(place(en, 0, 1) | place(css, 4, 3) | place(mps, 7, 4) |
-                                 place(ams, 11, 3) | place(static_cast<uint8_t>(shn), 14, 2) |
-                                 place(iosqes, 16, 4) | place(iocqes, 20, 4) | place(crime, 24, 1));
+    return static_cast<uint32_t>(Fields::en.put(en) | Fields::css.put(css) | Fields::mps.put(mps) |
+                                 Fields::ams.put(ams) | Fields::shn.put(static_cast<uint8_t>(shn)) |
+                                 Fields::iosqes.put(iosqes) | Fields::iocqes.put(iocqes) |
+                                 Fields::crime.put(crime));
   }
   static constexpr Cc decode(uint32_t v) {
-    using detail::field;
     Cc c;
-    c.en = field(v, 0, 1);
-    c.css = static_cast<uint8_t>(field(v, 4, 3));
-    c.mps = static_cast<uint8_t>(field(v, 7, 4));
-    c.ams = static_cast<uint8_t>(field(v, 11, 3));
-    c.shn = static_cast<Shn>(field(v, 14, 2));
-    c.iosqes = static_cast<uint8_t>(field(v, 16, 4));
-    c.iocqes = static_cast<uint8_t>(field(v, 20, 4));
-    c.crime = field(v, 24, 1);
+    c.en = Fields::en.get(v);
+    c.css = static_cast<uint8_t>(Fields::css.get(v));
+    c.mps = static_cast<uint8_t>(Fields::mps.get(v));
+    c.ams = static_cast<uint8_t>(Fields::ams.get(v));
+    c.shn = static_cast<Shn>(Fields::shn.get(v));
+    c.iosqes = static_cast<uint8_t>(Fields::iosqes.get(v));
+    c.iocqes = static_cast<uint8_t>(Fields::iocqes.get(v));
+    c.crime = Fields::crime.get(v);
     return c;
   }
 };
@@ -151,7 +199,8 @@ struct Cc {
 /// CSTS.SHST shutdown status values (bits 3:2).
 enum class Shst : uint8_t { normal = 0, processing = 1, complete = 2 };
 
-/// CSTS, Controller Status (offset 1Ch).
+/// CSTS, Controller Status (offset 1Ch). Values through the designated setters
+/// (`Csts{}.with_shst(Shst::complete)`), masks through `Csts::mask().shst()`.
 struct Csts {
   bool rdy = false;             ///< 0 ready
   bool cfs = false;             ///< 1 controller fatal status
@@ -163,21 +212,51 @@ struct Csts {
   static constexpr uint32_t kCfs = 1u << 1;
   static constexpr uint32_t kNssro = 1u << 4;
 
+  /// Where each field sits (NVMe Base 2.x, figure "Offset 1Ch: CSTS").
+  struct Fields {
+    static constexpr Field rdy{0, 1}, cfs{1, 1}, shst{2, 2}, nssro{4, 1}, pp{5, 1}, st{6, 1};
+  };
+  /// A mask of whole fields, e.g. Csts::mask().shst().value() == 0x0000000C.
+  class Mask {
+   public:
+    constexpr Mask rdy() const { return with(Fields::rdy); }
+    constexpr Mask cfs() const { return with(Fields::cfs); }
+    constexpr Mask shst() const { return with(Fields::shst); }
+    constexpr Mask nssro() const { return with(Fields::nssro); }
+    constexpr Mask pp() const { return with(Fields::pp); }
+    constexpr Mask st() const { return with(Fields::st); }
+    constexpr uint32_t value() const { return v_; }
+
+   private:
+    constexpr Mask with(Field f) const {
+      Mask m = *this;
+      m.v_ |= static_cast<uint32_t>(f.mask());
+      return m;
+    }
+    uint32_t v_ = 0;
+  };
+  static constexpr Mask mask() { return Mask{}; }
+
+  constexpr Csts with_rdy(bool v = true) const { Csts c = *this; c.rdy = v; return c; }
+  constexpr Csts with_cfs(bool v = true) const { Csts c = *this; c.cfs = v; return c; }
+  constexpr Csts with_shst(Shst v) const { Csts c = *this; c.shst = v; return c; }
+  constexpr Csts with_nssro(bool v = true) const { Csts c = *this; c.nssro = v; return c; }
+  constexpr Csts with_pp(bool v = true) const { Csts c = *this; c.pp = v; return c; }
+  constexpr Csts with_st(bool v = true) const { Csts c = *this; c.st = v; return c; }
+
   constexpr uint32_t encode() const {
-    using detail::place;
-    return static_cast<uint32_t>(place(rdy, 0, 1) | place(cfs, 1, 1) |
-                                 place(static_cast<uint8_t>(shst), 2, 2) | place(nssro, 4, 1) |
-                                 place(pp, 5, 1) | place(st, 6, 1));
+    return static_cast<uint32_t>(Fields::rdy.put(rdy) | Fields::cfs.put(cfs) |
+                                 Fields::shst.put(static_cast<uint8_t>(shst)) | Fields::nssro.put(nssro) |
+                                 Fields::pp.put(pp) | Fields::st.put(st));
   }
   static constexpr Csts decode(uint32_t v) {
-    using detail::field;
     Csts c;
-    c.rdy = field(v, 0, 1);
-    c.cfs = field(v, 1, 1);
-    c.shst = static_cast<Shst>(field(v, 2, 2));
-    c.nssro = field(v, 4, 1);
-    c.pp = field(v, 5, 1);
-    c.st = field(v, 6, 1);
+    c.rdy = Fields::rdy.get(v);
+    c.cfs = Fields::cfs.get(v);
+    c.shst = static_cast<Shst>(Fields::shst.get(v));
+    c.nssro = Fields::nssro.get(v);
+    c.pp = Fields::pp.get(v);
+    c.st = Fields::st.get(v);
     return c;
   }
 };
@@ -186,6 +265,8 @@ struct Csts {
 struct Aqa {
   uint16_t asqs = 0;
   uint16_t acqs = 0;
+  /// The bits AQA defines (ASQS and ACQS); the others are reserved and read 0.
+  static constexpr uint32_t kDefinedBits = 0x0FFF0FFFu;
   constexpr uint32_t encode() const {
     return static_cast<uint32_t>(detail::place(asqs, 0, 12) | detail::place(acqs, 16, 12));
   }
@@ -255,14 +336,24 @@ constexpr uint32_t ready_timeout_500ms(const Cap& cap, const Crto& crto, bool cr
   return crime ? crto.crimt : crto.crwmt;
 }
 
-/// PCI configuration space of the function, reached through the same TLM socket as BAR0 at
-/// kConfigSpaceBase + offset (an address no BAR0 access can reach; a model's stand-in for
-/// configuration requests, which travel as their own TLP type on a real link).
+/// PCI configuration space of the function (PCI Express Base 6.0 chapter 7): reached by
+/// configuration requests, which travel on the BAR0 socket as payloads carrying a
+/// pcie_config_extension (models/pcie_transport.hpp); the payload's address is the register
+/// offset. Offsets and bits the model implements:
 namespace pcicfg {
-inline constexpr uint64_t kConfigSpaceBase = 1ull << 40;
+inline constexpr uint32_t kSpaceBytes = 4096;    ///< PCI Express configuration space of one function
 inline constexpr uint32_t kVendorId = 0x00;      ///< 16 bit; all ones once the function is gone
+inline constexpr uint32_t kDeviceId = 0x02;      ///< 16 bit
+inline constexpr uint32_t kCommand = 0x04;       ///< 16 bit; Status at 06h
+inline constexpr uint32_t kClassRevision = 0x08; ///< revision 7:0, class code 31:8
+inline constexpr uint32_t kCapPointer = 0x34;    ///< 8 bit: the first capability
 inline constexpr uint32_t kPcieCap = 0x70;       ///< where our model places the PCI Express capability
-inline constexpr uint32_t kDevCtl = kPcieCap + 0x08;  ///< Device Control, 16 bit
+inline constexpr uint32_t kDevCap = kPcieCap + 0x04;  ///< Device Capabilities, 32 bit
+inline constexpr uint32_t kDevCtl = kPcieCap + 0x08;  ///< Device Control, 16 bit; Device Status at +2
+inline constexpr uint32_t kClassNvme = 0x010802;      ///< mass storage, non-volatile memory, NVM Express
+inline constexpr uint16_t kStatusCapList = 1u << 4;   ///< Status: a capabilities list exists
+inline constexpr uint8_t kCapIdPcie = 0x10;           ///< capability ID of the PCI Express capability
+inline constexpr uint32_t kDevCapFlr = 1u << 28;      ///< Function Level Reset Capability (PCIe 6.0 7.5.3.3)
 inline constexpr uint32_t kDevCtlInitiateFlr = 1u << 15;  ///< Initiate Function Level Reset (PCIe 6.0 7.5.3.4)
 }  // namespace pcicfg
 

@@ -67,11 +67,15 @@ void pcie_link::forward(Direction& out, Direction& back, tlm::tlm_generic_payloa
   (downstream ? down_initiator : up_initiator)->b_transport(trans, d);
   if (is_read) {
     // The completion (with data) travels back; it may not pass posted writes going the same way.
-    const int64_t done = now + static_cast<int64_t>(d.value());
-    delay = ps_time(send(back, done, kCompletionHeaderBytes + len) - now);
+    // The target may have waited inside b_transport (a read sampled after a queued write's
+    // effect): its delay counts from the time it returned.
+    const int64_t back_now = now_ps();
+    const int64_t done = back_now + static_cast<int64_t>(d.value());
+    delay = ps_time(send(back, done, kCompletionHeaderBytes + len) - back_now);
   } else {
     // Posted: the initiator goes on once the TLP has left its transmitter (plus, in a VM with an
-    // emulated device, the trap to the VMM that every MMIO write costs).
+    // emulated device, the trap to the VMM that every MMIO write costs). Targets never wait on a
+    // write, so `now` is still the time of the call.
     const int64_t stall = downstream ? params_->write_stall.sample_ps(write_stall_stream_) : 0;
     delay = ps_time(sent + stall - now);
   }

@@ -21,6 +21,7 @@ part_of() {
     host/timers/*|host/linux/kernel_profile.*|host/host_params.hpp|host/registry.hpp) echo host_pure ;;
     models/nvme_regs.hpp) echo models_pure ;;
     models/controller_params.hpp) echo models_params ;;
+    models/pcie_transport.hpp) echo models_socket ;;
     outputs/vcd.*) echo outputs_vcd ;;
     tests/fuzz/*) echo fuzz ;;
     */*) echo "${1%%/*}" ;;
@@ -33,13 +34,14 @@ declare -A allowed=(
   [core]=""
   [models_pure]="core"
   [models_params]="core models_pure"
-  [models]="core models_pure models_params systemc"
+  [models_socket]="systemc"
+  [models]="core models_pure models_params models_socket systemc"
   [host_pure]="core"
-  [host]="core models_pure host_pure systemc"
+  [host]="core models_pure models_socket host_pure systemc"
   [scenario]="core models_pure models_params host_pure"
   [outputs]="core models_pure models_params host_pure scenario"
   [outputs_vcd]="core outputs systemc"
-  [engine]="core models_pure models_params models host_pure host scenario outputs outputs_vcd systemc"
+  [engine]="core models_pure models_params models_socket models host_pure host scenario outputs outputs_vcd systemc"
   [sweep]="core models_pure models_params host_pure scenario"
   [tools]="core host_pure"
   [cli]="core models_pure models_params host_pure scenario outputs engine sweep tools"

@@ -23,6 +23,7 @@
 #include "models/nvme_controller.hpp"
 #include "models/nvme_regs.hpp"
 #include "models/pcie_link.hpp"
+#include "models/pcie_transport.hpp"
 
 namespace nvmesim::modeltest {
 
@@ -43,11 +44,11 @@ struct Checks {
   void eq(std::string what, int64_t got, int64_t want) { items.push_back({std::move(what), got, want}); }
   // `expected` observations must have been made: a script that stopped early fails.
   void verify(size_t expected) const {
-    REQUIRE(items.size() == expected);
     for (const Item& i : items) {
       INFO(i.what);
       CHECK(i.got == i.want);
     }
+    REQUIRE(items.size() == expected);
   }
 };
 
@@ -104,6 +105,39 @@ class stub_host : public sc_core::sc_module {
 
   uint32_t read32(uint64_t addr) { return access(tlm::TLM_READ_COMMAND, addr, 0); }
   void write32(uint64_t addr, uint32_t value) { access(tlm::TLM_WRITE_COMMAND, addr, value); }
+  /// One access of any shape, as a test of the target's checks needs it: `len` bytes (1..8) of
+  /// `value`, a configuration request when `config`, byte enables `be[be_len]` (nullptr: none),
+  /// streaming width `streaming` (0: `len`). Returns the response status and the value read; the
+  /// caller checks the status.
+  struct Raw {
+    tlm::tlm_response_status status;
+    uint64_t value;
+  };
+  Raw raw(tlm::tlm_command cmd, uint64_t addr, uint32_t len, uint64_t value = 0, bool config = false,
+          const unsigned char* be = nullptr, unsigned be_len = 0, uint32_t streaming = 0) {
+    uint8_t data[8];
+    for (uint32_t i = 0; i < 8; ++i) data[i] = static_cast<uint8_t>(value >> (8 * i));
+    trans_.set_command(cmd);
+    trans_.set_address(addr);
+    trans_.set_data_ptr(data);
+    trans_.set_data_length(len);
+    trans_.set_streaming_width(streaming ? streaming : len);
+    trans_.set_byte_enable_ptr(const_cast<unsigned char*>(be));
+    trans_.set_byte_enable_length(be_len);
+    trans_.set_dmi_allowed(false);
+    trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    pcie_config_extension ext;
+    if (config) trans_.set_extension(&ext);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    bar->b_transport(trans_, delay);
+    if (config) trans_.clear_extension(&ext);
+    trans_.set_byte_enable_ptr(nullptr);
+    trans_.set_byte_enable_length(0);
+    sc_core::wait(delay);
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < len && i < 8; ++i) v |= static_cast<uint64_t>(data[i]) << (8 * i);
+    return Raw{trans_.get_response_status(), v};
+  }
   void wait_until(int64_t abs_ps) {
     if (abs_ps < now_ps()) checks->eq("wait_until is not in the past", now_ps(), abs_ps);
     else sc_core::wait(ps_time(abs_ps - now_ps()));
@@ -211,5 +245,6 @@ struct Bench {
 };
 
 // CC.EN=1 with IOSQES 6 and IOCQES 4 (0x460001), what Linux writes.
-inline constexpr uint32_t kCcEnable = regs::Cc{true, 0, 0, 0, regs::Shn::none, 6, 4, false}.encode();
+inline constexpr uint32_t kCcEnable = regs::Cc{}.with_en().with_iosqes(6).with_iocqes(4).encode();
+static_assert(kCcEnable == 0x460001, "CC.EN | IOSQES 6 << 16 | IOCQES 4 << 20");
 }  // namespace nvmesim::modeltest
