@@ -104,10 +104,12 @@ void scan_trials(const std::string& text, size_t variants, size_t trials, std::v
     const std::string line = text.substr(pos, nl - pos);
     pos = nl + 1;
     if (line.rfind("{\"record\":\"trial\",", 0) != 0) continue;
-    size_t p = 0;
+    // Each key is searched from the start of the record: the scan does not depend on key order.
+    size_t p = 0, p2 = 0;
     int64_t v = 0, k = 0, probe = 0, pci = 0;
-    if (!read_int_after(line, p, "\"variant\":\"v", v) || !read_int_after(line, p, "\"trial\":", k))
+    if (!read_int_after(line, p, "\"variant\":\"v", v) || !read_int_after(line, p2, "\"trial\":", k))
       throw std::runtime_error("fit: a trial record without variant and trial: " + line.substr(0, 200));
+    p = 0;
     if (static_cast<size_t>(v) >= variants || static_cast<size_t>(k) >= trials)
       throw std::runtime_error("fit: a trial record out of range: " + line.substr(0, 200));
     SimTrial& t = out[offset + static_cast<size_t>(v) * trials + static_cast<size_t>(k)];
