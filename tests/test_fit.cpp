@@ -80,6 +80,9 @@ TEST_CASE("fit on the AWS 5.6 boot alone, predict 5.7: the 90% interval of the m
   CHECK(w57["delta_ms"]["p50"].get<double>() < -100.0);
   // nvme_init -> Run /sbin/init of the 5.6 boot: 0.788141 - 0.546936 = 241.205 ms.
   CHECK(contains(ref["init_ms"]["p50_ci90"], 241.205));
+  // The device file is a scenario the loader accepts, one variant per observed host.
+  const Scenario dev = load_scenario_text(device_scenario_text(r), "dev.json");
+  CHECK(dev.variants.size() == 1);
 }
 
 TEST_CASE("fit: the same seed gives a byte-identical posterior, whatever --jobs", "[fit][slow]") {
