@@ -1,6 +1,8 @@
 #include "tools/boot_lines.hpp"
 
-#include <regex>
+#include <memory>
+
+#include <re2/re2.h>
 
 #include "core/errors.hpp"
 #include "tools/dmesg_lines.hpp"
@@ -17,28 +19,42 @@ namespace {
 
 struct KindRegex {
   BootLine kind;
-  std::regex rx;
+  std::unique_ptr<re2::RE2> rx;
 };
 
-// The messages of each kind, searched from the start of the kernel's message (section 1.3 of the
-// fit design). std::regex (ECMAScript), as the dmesg reader.
+std::unique_ptr<re2::RE2> rx(const char* pattern) { return std::make_unique<re2::RE2>(pattern); }
+
+// The messages of each kind, searched from the start of the kernel's message (RE2, as the dmesg
+// reader). pci, queues and part capture the controller ("nvme0"); queues also its I/O queue count.
 const std::vector<KindRegex>& kind_table() {
-  using std::regex;
-  static const std::vector<KindRegex> t = {
-      {BootLine::init, regex(R"(^(initcall nvme_init\+0x[0-9a-f]+/0x[0-9a-f]+( \[nvme\])? returned|nvme_init\b|nvmesim: (boot|reload|reset) start))")},
-      {BootLine::pci, regex(R"(^nvme (nvme[0-9]+): pci function [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])")},
-      {BootLine::queues, regex(R"(^nvme (nvme[0-9]+): ([0-9]+)/([0-9]+)/([0-9]+) default/read/poll queues)")},
-      {BootLine::part, regex(R"(^\s*(nvme[0-9]+)n[0-9]+: (p[0-9]+|unknown partition table))")},
-      {BootLine::mounted, regex(R"(^(EXT4-fs \(\S+\): mounted filesystem|XFS \(\S+\): Ending clean mount))")},
-      {BootLine::vfs, regex(R"(^VFS: Mounted root \(\w+ filesystem\))")},
-      {BootLine::run_init, regex(R"(^Run \S+ as init process)")},
-  };
+  static const std::vector<KindRegex> t = [] {
+    std::vector<KindRegex> v;
+    v.push_back({BootLine::init, rx(R"(^(?:initcall nvme_init\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[nvme\])? returned|nvme_init\b|nvmesim: (?:boot|reload|reset) start))")});
+    v.push_back({BootLine::pci, rx(R"(^nvme (nvme[0-9]+): pci function [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])")});
+    v.push_back({BootLine::queues, rx(R"(^nvme (nvme[0-9]+): ([0-9]+)/[0-9]+/[0-9]+ default/read/poll queues)")});
+    v.push_back({BootLine::part, rx(R"(^\s*(nvme[0-9]+)n[0-9]+: (?:p[0-9]+|unknown partition table))")});
+    v.push_back({BootLine::mounted, rx(R"(^(?:EXT4-fs \(\S+\): mounted filesystem|XFS \(\S+\): Ending clean mount))")});
+    v.push_back({BootLine::vfs, rx(R"(^VFS: Mounted root \(\w+ filesystem\))")});
+    v.push_back({BootLine::run_init, rx(R"(^Run \S+ as init process)")});
+    return v;
+  }();
   return t;
 }
 
-const std::regex& not_ready_regex() {
-  static const std::regex rx(R"(^nvme nvme[0-9]+: Device not ready; aborting)");
-  return rx;
+const re2::RE2& not_ready_regex() {
+  static const re2::RE2 r(R"(^nvme nvme[0-9]+: Device not ready; aborting)");
+  return r;
+}
+
+// Matches `msg` against kind k; fills the controller and queue count where the kind has them.
+bool match_kind(const KindRegex& kr, const std::string& msg, std::string& ctrl, int& queues) {
+  const re2::StringPiece m(msg.data(), msg.size());
+  switch (kr.kind) {
+    case BootLine::queues: return re2::RE2::PartialMatch(m, *kr.rx, &ctrl, &queues);
+    case BootLine::pci:
+    case BootLine::part: return re2::RE2::PartialMatch(m, *kr.rx, &ctrl);
+    default: return re2::RE2::PartialMatch(m, *kr.rx);
+  }
 }
 
 }  // namespace
@@ -55,17 +71,18 @@ std::vector<LogRun> read_log_runs(const std::string& text, const std::string& so
     ++no;
     if (!raw.empty() && raw.back() == '\r') raw.pop_back();
     auto l = dmesg_detail::split_dmesg_line(raw);
-    if (std::regex_search(l.msg, kind_table()[0].rx)) any_init = true;
+    if (re2::RE2::PartialMatch(re2::StringPiece(l.msg.data(), l.msg.size()), *kind_table()[0].rx)) any_init = true;
     lines.emplace_back(no, std::move(l));
   }
   const BootLine start = any_init ? BootLine::init : BootLine::pci;
   std::vector<LogRun> runs;
   for (const auto& [n, l] : lines) {
-    if (std::regex_search(l.msg, not_ready_regex()))
+    if (re2::RE2::PartialMatch(re2::StringPiece(l.msg.data(), l.msg.size()), not_ready_regex()))
       throw InputError::in_source(source, "line " + std::to_string(n) + ": \"Device not ready\": failed probes cannot be fitted yet; remove the run from the log");
     for (const auto& kr : kind_table()) {
-      std::smatch m;
-      if (!std::regex_search(l.msg, m, kr.rx)) continue;
+      std::string c;
+      int q = 0;
+      if (!match_kind(kr, l.msg, c, q)) continue;
       const size_t k = static_cast<size_t>(kr.kind);
       if (!l.timed)
         throw InputError::in_source(source, "line " + std::to_string(n) + ": a " + boot_line_name(kr.kind) +
@@ -78,13 +95,12 @@ std::vector<LogRun> read_log_runs(const std::string& text, const std::string& so
                                                 "\" line in the run of line " + std::to_string(r.line[k]) +
                                                 "; one probe per run: add the driver-init line or split the log");
       if (kr.kind == BootLine::pci || kr.kind == BootLine::queues || kr.kind == BootLine::part) {
-        const std::string c = m[1].str();
         if (!r.ctrl.empty() && c != r.ctrl)
           throw InputError::in_source(source, "line " + std::to_string(n) + ": a line of " + c + " in a run of " + r.ctrl +
                                                 "; one controller per run is supported (keep only the lines of one device)");
         r.ctrl = c;
       }
-      if (kr.kind == BootLine::queues) r.io_queues = std::stoi(m[2].str());
+      if (kr.kind == BootLine::queues) r.io_queues = q;
       r.has[k] = true;
       r.ns[k] = l.ns;
       r.line[k] = n;
