@@ -49,6 +49,8 @@ const std::vector<Command>& commands() {
       {"profiles", "[--json]", "the Linux kernel profiles 4.8 to 6.19 and their fields", cmd_profiles},
       {"sweep", "SWEEP --out DIR", "run a sweep's points in worker processes (--jobs, --shard, --resume)", cmd_sweep},
       {"merge", "DIR... --out F", "combine sweep folders into one summary (JSON and CSV)", cmd_merge},
+      {"fit", "OBS --out POST", "fit a device and boot stages to a machine's kernel logs (ABC-SMC)", cmd_fit},
+      {"predict", "POST --kernel K", "what another kernel, HZ or tick does to the fitted probe, with intervals", cmd_predict},
   };
   return table;
 }

@@ -33,4 +33,12 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
 /// FILE.csv beside it). Returns 0, or 1 when points are failed or missing.
 int cmd_merge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// `nvmesim fit OBS --out POSTERIOR.json [--scenario-out DEVICE.json] [--seed S] [--jobs N]`
+/// (or one --log): the posterior of a machine's device and boot stages (fit/fit.hpp).
+int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// `nvmesim predict POSTERIOR.json --kernel K ... [--out P.json]`: what-if predictions with
+/// their uncertainty (fit/predict.hpp).
+int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 }  // namespace nvmesim

@@ -44,13 +44,14 @@ declare -A allowed=(
   [engine]="core models_pure models_params models_socket models host_pure host scenario outputs outputs_vcd systemc"
   [sweep]="core models_pure models_params host_pure scenario"
   [tools]="core host_pure"
-  [cli]="core models_pure models_params host_pure scenario outputs engine sweep tools"
+  [fit]="core models_pure models_params host_pure scenario tools"
+  [cli]="core models_pure models_params host_pure scenario outputs engine sweep tools fit"
   [fuzz]="core models_pure models_params host_pure scenario sweep tools"
 )
 
 status=0
 declare -A edges=()
-files=$(find core models host scenario outputs engine sweep tools cli tests/fuzz -type f \( -name '*.cpp' -o -name '*.hpp' \) | sort)
+files=$(find core models host scenario outputs engine sweep tools fit cli tests/fuzz -type f \( -name '*.cpp' -o -name '*.hpp' \) | sort)
 for f in $files; do
   from=$(part_of "$f")
   if [ -z "${allowed[$from]+x}" ]; then

@@ -1,0 +1,125 @@
+#include <chrono>
+#include <ostream>
+#include <sys/resource.h>
+
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "core/atomic_file.hpp"
+#include "core/json_text.hpp"
+#include "fit/fit.hpp"
+
+namespace po = boost::program_options;
+
+namespace nvmesim {
+
+namespace {
+
+// The observation file of one log given on the command line (docs/fit.md, "one log").
+std::string one_log_observations(const po::variables_map& vm) {
+  using oj = nlohmann::ordered_json;
+  for (const char* k : {"hz", "tick", "cpus"})
+    if (!vm.count(k)) throw InputError(std::string("--log needs --") + k + " (and --kernel or --uname-r)");
+  if (vm.count("kernel") == vm.count("uname-r")) throw InputError("--log needs exactly one of --kernel or --uname-r");
+  oj host = {{"hz", vm["hz"].as<int>()}, {"tick", vm["tick"].as<std::string>()}, {"cpus", vm["cpus"].as<int>()}};
+  if (vm.count("kernel")) host["kernel"] = vm["kernel"].as<std::string>();
+  else host["uname_r"] = vm["uname-r"].as<std::string>();
+  const std::string path = vm["log"].as<std::string>();
+  const size_t s = path.rfind('/');
+  const std::string name = s == std::string::npos ? path : path.substr(s + 1);
+  oj doc = {{"schema", "nvmesim.observations/1"}, {"name", name}, {"hosts", {{"host", host}}},
+            {"logs", oj::array({{{"path", path}, {"host", "host"}, {"kind", vm["kind"].as<std::string>()}}})}};
+  return doc.dump(2) + "\n";
+}
+
+double cpu_s(int who) {
+  rusage ru{};
+  ::getrusage(who, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+}  // namespace
+
+int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "Usage: nvmesim fit OBS --out POSTERIOR.json [options]\n"
+      "       nvmesim fit --log LOG --kernel K --hz H --tick T --cpus N --out POSTERIOR.json [options]\n\n"
+      "Fits the device and boot stages of ONE machine to its kernel logs (nvmesim.observations/1) by\n"
+      "adaptive ABC-SMC with nvmesim as the forward model, and prints the posterior predictive check\n"
+      "(docs/fit.md). The result depends on the seed and the settings only, not on --jobs.\n\nOptions");
+  opts.add_options()
+      ("help,h", "this help")
+      ("out,o", po::value<std::string>(), "write the posterior (nvmesim.posterior/1) here (atomically)")
+      ("scenario-out", po::value<std::string>(), "write the best-fitting device as a scenario file (runs with nvmesim run)")
+      ("seed,s", po::value<uint64_t>()->default_value(1), "seed of every random choice of the fit")
+      ("jobs,j", po::value<unsigned>()->default_value(1), "simulator processes at a time (1 to 256)")
+      ("particles", po::value<size_t>(), "particles of the device block (20 to 100000; default 500, or the file's fit.particles)")
+      ("trials-per-particle", po::value<size_t>(), "simulated trials per particle and host (4 to 4096; default 32)")
+      ("log", po::value<std::string>(), "one kernel log instead of OBS (with --kernel/--uname-r, --hz, --tick, --cpus)")
+      ("kernel", po::value<std::string>(), "--log: the kernel release, e.g. 5.6")
+      ("uname-r", po::value<std::string>(), "--log: `uname -r` of the host")
+      ("hz", po::value<int>(), "--log: CONFIG_HZ")
+      ("tick", po::value<std::string>(), "--log: nohz_idle or periodic")
+      ("cpus", po::value<int>(), "--log: CPUs of the host")
+      ("kind", po::value<std::string>()->default_value("boot"), "--log: boot or module_reload")
+      ("print-observations", "--log: print the observation file and stop (a start for a file of your own)")
+      ("quiet,q", "no progress lines");
+  const auto vm = parse_command(args, opts, "obs");
+  if (vm.count("help")) {
+    out << opts << "\nExamples:\n  nvmesim fit scenarios/observations/aws-c5.12xlarge.json --out post.json --scenario-out dev.json --jobs 2\n"
+                   "  nvmesim fit --log dmesg.txt --kernel 5.6 --hz 250 --tick nohz_idle --cpus 48 --out post.json\n";
+    return kExitOk;
+  }
+  const size_t nobs = vm.count("obs") ? vm["obs"].as<std::vector<std::string>>().size() : 0;
+  if (nobs > 1) throw InputError("fit takes one OBS file");
+  if ((nobs == 1) == (vm.count("log") == 1)) throw InputError("fit needs exactly one of OBS or --log LOG");
+  Observations obs;
+  if (vm.count("log")) {
+    const std::string text = one_log_observations(vm);
+    if (vm.count("print-observations")) {
+      out << text;
+      return kExitOk;
+    }
+    obs = parse_observations(text, "--log " + vm["log"].as<std::string>(), "");
+  } else {
+    obs = load_observations(vm["obs"].as<std::vector<std::string>>()[0]);
+  }
+  if (!vm.count("out")) throw InputError("fit needs --out POSTERIOR.json");
+  FitOptions o;
+  o.seed = vm["seed"].as<uint64_t>();
+  o.jobs = vm["jobs"].as<unsigned>();
+  if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs: must be from 1 to 256, not " + std::to_string(o.jobs));
+  if (vm.count("particles")) {
+    o.blocks.device_particles = vm["particles"].as<size_t>();
+    if (o.blocks.device_particles < 20 || o.blocks.device_particles > 100000) throw InputError("--particles: must be from 20 to 100000");
+    obs.fit.particles = 0;
+  }
+  if (vm.count("trials-per-particle")) {
+    o.blocks.device_trials = vm["trials-per-particle"].as<size_t>();
+    if (o.blocks.device_trials < 4 || o.blocks.device_trials > 4096) throw InputError("--trials-per-particle: must be from 4 to 4096");
+    obs.fit.trials_per_particle = 0;
+  }
+  o.exe = "/proc/self/exe";
+  o.quiet = vm.count("quiet") > 0;
+  AtomicFile post(vm["out"].as<std::string>());  // checks the folder before the work
+  const auto t0 = std::chrono::steady_clock::now();
+  const FitResult r = run_fit(obs, o, err);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out << r.ppc_text;
+  post.write(r.posterior.dump() + "\n");
+  if (vm.count("scenario-out")) {
+    AtomicFile dev(vm["scenario-out"].as<std::string>());
+    dev.write(device_scenario_text(r));
+    dev.commit();
+  }
+  post.commit();
+  char b[200];
+  std::snprintf(b, sizeof b, "nvmesim fit: %llu trials in %llu simulator processes, %.1f s wall, %.1f s CPU (simulator %.1f s)\n",
+                static_cast<unsigned long long>(r.trials), static_cast<unsigned long long>(r.processes), wall,
+                cpu_s(RUSAGE_SELF) + cpu_s(RUSAGE_CHILDREN), cpu_s(RUSAGE_CHILDREN));
+  if (!o.quiet) err << b;
+  return kExitOk;
+}
+
+}  // namespace nvmesim

@@ -1,0 +1,154 @@
+#include <ostream>
+
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "core/atomic_file.hpp"
+#include "core/json_reader.hpp"
+#include "core/json_text.hpp"
+#include "fit/forward.hpp"
+#include "fit/predict.hpp"
+#include "scenario/scenario.hpp"
+
+namespace po = boost::program_options;
+
+namespace nvmesim {
+
+using oj = nlohmann::ordered_json;
+
+namespace {
+
+// Checks a what-if host by loading the scenario it makes; names the what-if on error.
+void check_whatif(const WhatIf& w, const std::string& link, const std::string& origin) {
+  SimJob j{Theta{}, &w.host};
+  const std::vector<SimJob> jobs{j};
+  try {
+    (void)load_scenario_text(chunk_scenario(jobs, 0, 1, 1, 1, link).dump(), "what-if");
+  } catch (const InputError& e) {
+    throw InputError(origin + ": what-if \"" + w.name + "\": " + (e.has_pointer() ? e.pointer() + ": " : "") + e.message());
+  }
+}
+
+// --set /host/KEY=VALUE on a what-if host (JSON, or a string when it is not JSON).
+void apply_set(WhatIf& w, const std::string& s) {
+  const size_t eq = s.find('=');
+  if (s.rfind("/host/", 0) != 0 || eq == std::string::npos || eq <= 6)
+    throw InputError("--set " + s + ": must be /host/KEY=VALUE (a what-if changes the host; the device is the posterior's)");
+  const std::string key = s.substr(6, eq - 6), val = s.substr(eq + 1);
+  if (key == "init_to_probe" || key.find('/') != std::string::npos)
+    throw InputError("--set " + s + ": /host/" + key + " cannot be set by a what-if (init_to_probe is fitted)");
+  oj v;
+  try {
+    v = oj::parse(val);
+  } catch (const oj::exception&) {
+    v = val;
+  }
+  w.host.host[key] = v;
+  w.name += " " + key + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+}
+
+std::vector<WhatIf> whatifs_of(const po::variables_map& vm, const PosteriorModel& p) {
+  size_t ref = 0;
+  if (vm.count("baseline")) {
+    const std::string b = vm["baseline"].as<std::string>();
+    std::string known;
+    ref = p.hosts.size();
+    for (size_t h = 0; h < p.hosts.size(); ++h) {
+      if (p.hosts[h].name == b) ref = h;
+      known += (h ? ", " : "") + p.hosts[h].name;
+    }
+    if (ref == p.hosts.size()) throw InputError("--baseline: \"" + b + "\" is not an observed host (known: " + known + ")");
+  }
+  std::vector<WhatIf> ws{{p.hosts[ref].name + " (observed)", p.hosts[ref]}};
+  std::vector<std::string> kernels;
+  if (vm.count("kernel")) kernels = vm["kernel"].as<std::vector<std::string>>();
+  const bool mods = vm.count("hz") || vm.count("tick") || vm.count("set");
+  if (kernels.empty() && mods) kernels.push_back(p.hosts[ref].host["kernel"].get<std::string>());
+  for (const auto& k : kernels) {
+    WhatIf w{k, p.hosts[ref]};
+    w.host.host["kernel"] = k;
+    if (vm.count("hz")) w.host.host["hz"] = vm["hz"].as<int>(), w.name += " HZ=" + std::to_string(vm["hz"].as<int>());
+    if (vm.count("tick")) w.host.host["tick"] = vm["tick"].as<std::string>(), w.name += " " + vm["tick"].as<std::string>();
+    if (vm.count("set"))
+      for (const auto& s : vm["set"].as<std::vector<std::string>>()) apply_set(w, s);
+    w.host.name = w.name;
+    check_whatif(w, p.link, "--kernel " + k);
+    ws.push_back(w);
+  }
+  if (vm.count("whatif")) {
+    const std::string f = vm["whatif"].as<std::string>();
+    const oj doc = parse_json_text(read_text_file(f), f);
+    const JsonNode root(doc, f, "");
+    root.require_object({"whatifs"});
+    if (!root.has("whatifs")) root.fail("needs \"whatifs\": [{\"name\": ..., \"host\": {...}}]");
+    for (size_t i = 0; i < root.at("whatifs").array().size(); ++i) {
+      const JsonNode n = root.at("whatifs").at(i);
+      n.require_object({"name", "host"});
+      if (!n.has("name") || !n.has("host")) n.fail("needs \"name\" and \"host\" (the fields that differ from the reference host)");
+      WhatIf w{n.at("name").str(), p.hosts[ref]};
+      for (const auto& [k, v] : n.at("host").json().items()) {
+        if (k == "init_to_probe") n.at("host").at(k).fail("cannot be set by a what-if (init_to_probe is fitted)");
+        w.host.host[k] = v;
+      }
+      w.host.name = w.name;
+      check_whatif(w, p.link, f + ": " + n.ptr());
+      ws.push_back(w);
+    }
+  }
+  if (ws.size() == 1) throw InputError("predict needs a what-if: --kernel K (with --hz, --tick, --set), or --whatif FILE");
+  return ws;
+}
+
+}  // namespace
+
+int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+  po::options_description opts(
+      "Usage: nvmesim predict POSTERIOR.json --kernel K [--hz H] [--tick T] [--set /host/KEY=V ...] [options]\n\n"
+      "Predicts the probe time (driver init to the queues line) and, when the logs had the boot lines,\n"
+      "the time to `Run /sbin/init`, under what-if hosts: M posterior draws x T trials each, all\n"
+      "hosts of a draw with the same trial randomness, and the paired delta against the reference\n"
+      "(the first observed host, or --baseline). p50_ci90 is the 90% credible interval of the median.\n\nOptions");
+  opts.add_options()
+      ("help,h", "this help")
+      ("kernel", po::value<std::vector<std::string>>(), "a what-if kernel release (repeatable: one what-if each)")
+      ("hz", po::value<int>(), "CONFIG_HZ of the --kernel what-ifs")
+      ("tick", po::value<std::string>(), "tick of the --kernel what-ifs: nohz_idle or periodic")
+      ("set", po::value<std::vector<std::string>>(), "/host/KEY=VALUE on the --kernel what-ifs (repeatable)")
+      ("whatif", po::value<std::string>(), "a file {\"whatifs\": [{\"name\": ..., \"host\": {...}}]}")
+      ("baseline", po::value<std::string>(), "the reference: an observed host's name")
+      ("draws", po::value<size_t>()->default_value(200), "posterior draws (10 to 100000)")
+      ("trials", po::value<size_t>()->default_value(200), "trials per draw and host (1 to 100000)")
+      ("seed,s", po::value<uint64_t>()->default_value(1), "seed of the draws and trials")
+      ("jobs,j", po::value<unsigned>()->default_value(1), "simulator processes at a time (1 to 256)")
+      ("out,o", po::value<std::string>(), "write the prediction (nvmesim.prediction/1) here (atomically)");
+  const auto vm = parse_command(args, opts, "posterior");
+  if (vm.count("help")) {
+    out << opts << "\nExample:\n  nvmesim predict post.json --kernel 5.7 --kernel 6.6 --out pred.json\n";
+    return kExitOk;
+  }
+  if (!vm.count("posterior") || vm["posterior"].as<std::vector<std::string>>().size() != 1)
+    throw InputError("predict needs one POSTERIOR.json (written by nvmesim fit --out)");
+  const PosteriorModel p = load_posterior(vm["posterior"].as<std::vector<std::string>>()[0]);
+  const auto ws = whatifs_of(vm, p);
+  PredictOptions o;
+  o.draws = vm["draws"].as<size_t>();
+  o.trials = vm["trials"].as<size_t>();
+  if (o.draws < 10 || o.draws > 100000) throw InputError("--draws: must be from 10 to 100000");
+  if (o.trials < 1 || o.trials > 100000) throw InputError("--trials: must be from 1 to 100000");
+  o.seed = vm["seed"].as<uint64_t>();
+  o.jobs = vm["jobs"].as<unsigned>();
+  if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs: must be from 1 to 256");
+  o.exe = "/proc/self/exe";
+  std::unique_ptr<AtomicFile> f;
+  if (vm.count("out")) f = std::make_unique<AtomicFile>(vm["out"].as<std::string>());
+  std::string table;
+  const oj doc = run_predict(p, ws, o, table);
+  out << table;
+  if (f) {
+    f->write(doc.dump(2) + "\n");
+    f->commit();
+  }
+  return kExitOk;
+}
+
+}  // namespace nvmesim

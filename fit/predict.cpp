@@ -1,0 +1,222 @@
+#include "fit/predict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "core/errors.hpp"
+#include "core/json_reader.hpp"
+#include "core/json_text.hpp"
+#include "core/tool.hpp"
+
+namespace nvmesim {
+
+using oj = nlohmann::ordered_json;
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}
+
+double percentile(std::vector<double> x, double q) {
+  x.erase(std::remove_if(x.begin(), x.end(), [](double v) { return std::isnan(v); }), x.end());
+  if (x.empty()) return kNaN;
+  std::sort(x.begin(), x.end());
+  const double pos = q * static_cast<double>(x.size() - 1);
+  const size_t i = static_cast<size_t>(std::floor(pos));
+  if (i + 1 >= x.size()) return x.back();
+  return x[i] + (x[i + 1] - x[i]) * (pos - static_cast<double>(i));
+}
+
+oj sample_summary(const std::vector<double>& x, size_t m, size_t t) {
+  std::vector<double> med;
+  size_t ok = 0;
+  for (size_t i = 0; i < m; ++i) {
+    std::vector<double> row(x.begin() + static_cast<long>(i * t), x.begin() + static_cast<long>((i + 1) * t));
+    for (double v : row) ok += !std::isnan(v);
+    const double md = percentile(row, 0.5);
+    if (!std::isnan(md)) med.push_back(md);
+  }
+  auto r6 = [](double v) { return std::isnan(v) ? oj(nullptr) : oj(std::round(v * 1e6) / 1e6); };
+  return {{"p50", r6(percentile(x, 0.5))}, {"p5", r6(percentile(x, 0.05))}, {"p95", r6(percentile(x, 0.95))},
+          {"p50_ci90", {r6(percentile(med, 0.05)), r6(percentile(med, 0.95))}},
+          {"ok_fraction", static_cast<double>(ok) / static_cast<double>(m * t)}};
+}
+
+PosteriorModel parse_posterior(const oj& doc, const std::string& source) {
+  const JsonNode root(doc, source, "");
+  if (!root.has("schema") || root.at("schema").json() != "nvmesim.posterior/1")
+    root.fail("is not a posterior: \"schema\" must be \"nvmesim.posterior/1\" (written by nvmesim fit --out)");
+  PosteriorModel p;
+  p.source = source;
+  const JsonNode obs = root.at("observations");
+  p.link = obs.at("link").str();
+  for (const auto& [name, h] : obs.at("hosts").json().items()) {
+    SimHost s;
+    s.name = name;
+    s.host = {{"kernel", h.at("kernel")}, {"hz", h.at("hz")}, {"tick", h.at("tick")}, {"highres", h.at("highres")},
+              {"wakeup_latency", {{"dist", "lognormal"}, {"median", "20us"}, {"sigma", 0.5}}}, {"cpus", h.at("cpus")}};
+    s.io_queues = h.at("io_queues").get<int>();
+    p.hosts.push_back(s);
+  }
+  const JsonNode blocks = root.at("blocks");
+  for (size_t b = 0; b < blocks.array().size(); ++b) {
+    const JsonNode bn = blocks.at(b);
+    BlockSpec spec;
+    spec.name = bn.at("name").str();
+    for (size_t i = 0; i < bn.at("parameters").array().size(); ++i) {
+      const JsonNode q = bn.at("parameters").at(i);
+      spec.params.push_back({q.at("name").str(), q.at("unit").str(), q.at("prior").at(size_t{0}).number(1e-300, 1e300),
+                             q.at("prior").at(size_t{1}).number(1e-300, 1e300)});
+    }
+    for (size_t i = 0; i < bn.at("flags").array().size(); ++i) spec.flags.push_back(bn.at("flags").at(i).str());
+    Population pop;
+    pop.d = spec.params.size(), pop.f = spec.flags.size();
+    const JsonNode parts = bn.at("particles"), ws = bn.at("weights");
+    pop.n = parts.array().size();
+    if (ws.array().size() != pop.n) ws.fail("must have one weight per particle");
+    for (size_t i = 0; i < pop.n; ++i) {
+      const JsonNode row = parts.at(i);
+      if (row.array().size() != pop.d + pop.f) row.fail("must have one value per parameter and flag");
+      for (size_t a = 0; a < pop.d; ++a) pop.u.push_back(std::log10(row.at(a).number(1e-300, 1e300)));
+      for (size_t a = 0; a < pop.f; ++a) pop.h.push_back(static_cast<int>(row.at(pop.d + a).integer(0, 1)));
+      pop.w.push_back(ws.at(i).number(0, 1));
+    }
+    p.specs.push_back(spec);
+    p.pops.push_back(pop);
+  }
+  return p;
+}
+
+PosteriorModel load_posterior(const std::string& path) {
+  const oj doc = parse_json_text(read_text_file(path, 512u << 20), path);
+  try {
+    return parse_posterior(doc, path);
+  } catch (const oj::exception& e) {
+    throw InputError(path, "", std::string("is not a complete nvmesim.posterior/1: ") + e.what());
+  }
+}
+
+std::vector<ParamValues> draw_posterior(const PosteriorModel& p, size_t m, uint64_t seed) {
+  std::vector<ParamValues> out(m);
+  for (size_t b = 0; b < p.pops.size(); ++b) {
+    const Population& pop = p.pops[b];
+    std::vector<double> c(pop.n);
+    double s = 0;
+    for (size_t i = 0; i < pop.n; ++i) c[i] = (s += pop.w[i]);
+    const uint64_t k = fit_key(seed, {100, b});
+    for (size_t j = 0; j < m; ++j) {
+      const double u = key_uniform(k, j) * s;
+      const size_t i = std::min<size_t>(static_cast<size_t>(std::lower_bound(c.begin(), c.end(), u) - c.begin()), pop.n - 1);
+      values_of(p.specs[b], pop, i, out[j]);
+    }
+  }
+  return out;
+}
+
+std::vector<HostSamples> simulate_draws(ForwardModel& fm, const std::vector<ParamValues>& draws,
+                                        const std::vector<SimHost>& hosts, size_t trials, uint64_t seed) {
+  const size_t m = draws.size(), nh = hosts.size();
+  std::vector<SimJob> jobs;
+  for (size_t i = 0; i < m; ++i)
+    for (size_t h = 0; h < nh; ++h) jobs.push_back({theta_of(draws[i]), &hosts[h]});
+  const size_t per = std::max<size_t>(1, kMaxChunkVariants / nh) * nh;
+  const size_t group = std::min(per, std::max<size_t>(nh, (m + 7) / 8 * nh));  // several chunks for --jobs
+  const uint64_t sim_seed = fit_key(seed, {200}) >> 11;
+  const std::vector<uint64_t> seeds((jobs.size() + group - 1) / group, sim_seed);
+  const auto res = fm.run(jobs, trials, group, seeds);
+  std::vector<HostSamples> out(nh);
+  for (size_t h = 0; h < nh; ++h) {
+    out[h].probe_ms.assign(m * trials, kNaN);
+    out[h].pci_ms.assign(m * trials, kNaN);
+  }
+  const uint64_t kz = fit_key(seed, {201});
+  for (size_t i = 0; i < m; ++i) {
+    const BootStages bs = boot_stages_of(draws[i]);
+    for (size_t h = 0; h < nh; ++h) {
+      if (bs.present && out[h].init_ms.empty()) out[h].init_ms.assign(m * trials, kNaN);
+      for (size_t k = 0; k < trials; ++k) {
+        const SimTrial& t = res[(i * nh + h) * trials + k];
+        if (!t.ok) continue;
+        out[h].probe_ms[i * trials + k] = static_cast<double>(t.queues_ns) / 1e6;
+        out[h].pci_ms[i * trials + k] = static_cast<double>(t.pci_ns) / 1e6;
+        if (bs.present) {
+          double z[5];
+          for (uint64_t s = 0; s < 5; ++s) z[s] = key_normal(kz, (i * trials + k) * 5 + s);
+          const double ri = bs.run_init_s(static_cast<double>(t.queues_ns) * 1e-9, z);
+          out[h].init_ms[i * trials + k] = std::floor(ri * 1e6) / 1e3;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string fmt_ms(const oj& v) {
+  if (v.is_null()) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", v.get<double>());
+  return b;
+}
+
+std::string row(const std::string& name, const std::string& what, const oj& s, bool delta) {
+  char b[256];
+  std::string p50 = fmt_ms(s["p50"]);
+  if (delta && !s["p50"].is_null() && s["p50"].get<double>() >= 0) p50 = "+" + p50;
+  std::snprintf(b, sizeof b, "%-22s %-14s %10s  [%s, %s]  [%s, %s]  %.3f\n", name.c_str(), what.c_str(), p50.c_str(),
+                fmt_ms(s["p50_ci90"][0]).c_str(), fmt_ms(s["p50_ci90"][1]).c_str(), fmt_ms(s["p5"]).c_str(),
+                fmt_ms(s["p95"]).c_str(), s["ok_fraction"].get<double>());
+  return b;
+}
+
+// Paired per-trial differences a - b (NaN when either failed).
+std::vector<double> paired(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> d(a.size());
+  for (size_t i = 0; i < a.size(); ++i) d[i] = a[i] - b[i];
+  return d;
+}
+
+}  // namespace
+
+oj run_predict(const PosteriorModel& p, const std::vector<WhatIf>& whatifs, const PredictOptions& o, std::string& table) {
+  ForwardModel fm(o.exe, o.jobs, p.link);
+  const auto draws = draw_posterior(p, o.draws, o.seed);
+  std::vector<SimHost> hosts;
+  for (const auto& w : whatifs) hosts.push_back(w.host);
+  const auto res = simulate_draws(fm, draws, hosts, o.trials, o.seed);
+  oj doc = {{"schema", "nvmesim.prediction/1"}, {"tool", tool_json()}, {"posterior", p.source}, {"seed", o.seed},
+            {"draws", o.draws}, {"trials", o.trials}, {"reference", whatifs[0].name}};
+  oj ws = oj::array();
+  table = "what-if                quantity              p50  p50_ci90 (90% CI of the median)  p5-p95 (one run)  ok\n";
+  for (size_t h = 0; h < whatifs.size(); ++h) {
+    oj w = {{"name", whatifs[h].name}, {"host", whatifs[h].host.host}};
+    w["probe_ms"] = sample_summary(res[h].probe_ms, o.draws, o.trials);
+    table += row(whatifs[h].name, "probe_ms", w["probe_ms"], false);
+    if (!res[h].init_ms.empty()) {
+      w["init_ms"] = sample_summary(res[h].init_ms, o.draws, o.trials);
+      table += row("", "init_ms", w["init_ms"], false);
+    }
+    if (h > 0) {
+      const auto d = paired(res[h].probe_ms, res[0].probe_ms);
+      w["delta_ms"] = sample_summary(d, o.draws, o.trials);
+      table += row("", "delta_ms", w["delta_ms"], true);
+      size_t zero = 0, n = 0;
+      for (double v : d)
+        if (!std::isnan(v)) ++n, zero += v == 0.0;
+      w["delta_exactly_zero_fraction"] = n ? static_cast<double>(zero) / static_cast<double>(n) : 0.0;
+      if (n && zero == n) table += "                       (every paired trial is identical to the nanosecond: no sleep reached on either host)\n";
+      if (!res[h].init_ms.empty() && !res[0].init_ms.empty()) {
+        w["delta_init_ms"] = sample_summary(paired(res[h].init_ms, res[0].init_ms), o.draws, o.trials);
+        table += row("", "delta_init_ms", w["delta_init_ms"], true);
+      }
+    }
+    ws.push_back(w);
+  }
+  doc["whatifs"] = ws;
+  doc["cost"] = {{"trials", fm.trials_run()}, {"processes", fm.processes_run()}};
+  return doc;
+}
+
+}  // namespace nvmesim
