@@ -94,6 +94,7 @@ bool nvme_system::run_trial(const TrialRequest& req, TrialResult& r) {
   const int64_t t0 = static_cast<int64_t>(sc_core::sc_time_stamp().value());
   auto now_rel = [&] { return static_cast<int64_t>(sc_core::sc_time_stamp().value()) - t0; };
   platform.boot();
+  r.probe_status = platform.result().status;
   r.probe_ps = hosts_[0]->outcome().end_ps;
   r.namespace_ps = hosts_[0]->outcome().namespace_ps;
   if (platform.result().error.empty() && v.workload != Workload::probe) {

@@ -32,12 +32,14 @@ VariantStats::PhaseStats& VariantStats::phase(const PhaseId& id) {
 }
 
 void VariantStats::add(const TrialRequest& req, const TrialResult& res) {
-  if (res.status == ProbeStatus::ok) {
-    probe_ps_.add(res.probe_ps);
-    critical_ps_.add(res.critical_path_ps);
-  } else {
-    failure_ps_.add(res.probe_ps);
-  }
+  // The probe's statistics cover the trials whose probe succeeded (a shutdown that then times
+  // out does not unmake the probe); the critical path, the whole trial's, covers the ok trials.
+  if (res.probe_status == ProbeStatus::ok) probe_ps_.add(res.probe_ps);
+  if (res.status == ProbeStatus::ok) critical_ps_.add(res.critical_path_ps);
+  // Time to failure: driver init to the probe's failure, or to the end of the workload that
+  // failed (the critical path: its last controller's end).
+  if (res.status != ProbeStatus::ok)
+    failure_ps_.add(res.probe_status != ProbeStatus::ok ? res.probe_ps : res.critical_path_ps);
   if (res.namespace_ps >= 0 && variant_reports_namespace(*req.variant)) namespace_ps_.add(res.namespace_ps);
   if (res.workload_ps >= 0) workload_ps_.add(res.workload_ps);
   ++counts_[static_cast<size_t>(res.status)];
@@ -83,13 +85,13 @@ Summary VariantStats::delta_ms() const { return delta_ps_.summary(1e9); }
 
 void pair_with_baseline(BaselineSpill& spill, const TrialRequest& req, const TrialResult& res, VariantStats& stats) {
   if (req.variant_index == 0) {
-    spill.put(res.probe_ps, res.status);
+    spill.put(res.probe_ps, res.probe_status);
     return;
   }
   if (req.trial == 0) spill.rewind();
   int64_t base_ps = 0;
   ProbeStatus base_status = ProbeStatus::ok;
-  if (spill.get(base_ps, base_status) && res.status == ProbeStatus::ok && base_status == ProbeStatus::ok)
+  if (spill.get(base_ps, base_status) && res.probe_status == ProbeStatus::ok && base_status == ProbeStatus::ok)
     stats.add_delta_ps(res.probe_ps - base_ps);
 }
 

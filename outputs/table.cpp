@@ -51,10 +51,10 @@ std::string variant_row(const VariantReport& v, int w) {
 std::string paired_lines(const PairedReport& p) {
   char line[512];
   const Summary& d = p.delta_ms;
-  std::snprintf(line, sizeof line, "\npaired delta %s - %s (%zu of %llu trials succeeded in both):", p.variant.c_str(),
+  std::snprintf(line, sizeof line, "\npaired probe delta %s - %s (%zu of %llu trials whose probes succeeded in both):", p.variant.c_str(),
                 p.baseline.c_str(), d.count, static_cast<unsigned long long>(p.trials));
   std::string s = line;
-  if (!d.count) return s + " n/a (no trial succeeded in both)\n";
+  if (!d.count) return s + " n/a (no trial's probe succeeded in both)\n";
   std::snprintf(line, sizeof line, "\n  p50 %+.3f ms, p10 %+.3f, p90 %+.3f, mean %+.3f, min %+.3f, max %+.3f\n", d.p50,
                 d.p10, d.p90, d.mean, d.min, d.max);
   return s + line;
@@ -74,8 +74,10 @@ void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
                 "kernel", "profile", "HZ", "poll sleep");
   os << line;
   for (const auto& v : rep.variants) os << variant_row(v, w);
-  os << "(probe: driver init to the first controller's queues line, ms, over the ok trials (n/a: none);\n"
-        " fail: driver init to the failure, ms, over the failed trials (-: none); sleeps and polls: mean\n"
+  os << "(ok, failed: whole trials, probe and workload; probe: driver init to the first controller's\n"
+        " queues line, ms, over the trials whose probe succeeded (n/a: none); fail: driver init to the\n"
+        " failure of the probe or the workload, ms, over the failed trials (-: none); paired probe\n"
+        " delta: the probe, over the trials whose probes succeeded in both; sleeps and polls: mean\n"
         " per trial over every trial in the disable and enable waits; kernel, profile (its row of\n"
         " `nvmesim profiles`), HZ and poll sleep: what the variant ran, after host.overrides)\n";
   for (const auto& v : rep.variants) {

@@ -20,7 +20,9 @@ struct TrialRequest {
 
 /// What one trial gave. `recorder` holds its phases and (when detailed) events.
 struct TrialResult {
-  ProbeStatus status = ProbeStatus::ok;  ///< the first failing controller's status, else ok
+  ProbeStatus status = ProbeStatus::ok;  ///< the first failing controller's status, else ok (probe and workload)
+  /// the boot's probe alone (before the workload): ok when every controller reached its queues line
+  ProbeStatus probe_status = ProbeStatus::ok;
   int64_t probe_ps = 0;                  ///< controller 0: driver init to its queues line (or failure)
   int64_t critical_path_ps = 0;          ///< the whole workload: the last queues line / shutdown end
   /// controller 0's first usable namespace (ready independent of media), -1 when not reported

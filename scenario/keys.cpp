@@ -37,7 +37,7 @@ void require_keys(const JsonNode& n, const SectionInfo& s) {
       const std::string where = misplaced(key, s);
       if (where.empty()) continue;
       std::string msg = "unknown key \"" + key + "\"; did you mean \"" + where.substr(1, where.rfind('/') - 1) +
-                        "\": {\"" + key + "\": ...} (" + where + ")? Allowed keys: ";
+                        "\": {\"" + key + "\": ...} (" + n.ptr() + where + ")? Allowed keys: ";
       for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + allowed[i];
       JsonNode(value, n.source(), n.ptr() + "/" + escape_token(key)).fail(msg);
     }

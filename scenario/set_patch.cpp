@@ -76,10 +76,12 @@ void apply_set_patches(ojson& doc, const std::vector<SetPatch>& sets, const std:
 }
 
 void attribute_to_set(const InputError& e, const std::vector<SetPatch>& sets, const std::string& source) {
-  // An error at (or inside) a value that --set put there: say so, the file is not to blame.
+  // An error at (or inside) a value that --set put there: say so, the file is not to blame. The
+  // sets apply in order, so the last one that covers the pointer put the value there.
   if (e.has_pointer() && e.source() == source) {
     const std::string ptr = pointer_text(e.pointer());
-    for (const auto& set : sets) {
+    for (auto it = sets.rbegin(); it != sets.rend(); ++it) {
+      const SetPatch& set = *it;
       if (ptr == set.pointer || ptr.rfind(set.pointer + "/", 0) == 0)
         throw InputError(source, e.pointer(),
                          e.message() + " (this value comes from --set " + set.pointer + "=" + set.value.dump() + ")");

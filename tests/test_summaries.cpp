@@ -33,6 +33,7 @@ int shell(const std::string& cmd) {
 nvmesim::TrialResult result(nvmesim::ProbeStatus st, int64_t probe_ms, const nvmesim::Recorder& rec) {
   nvmesim::TrialResult r;
   r.status = st;
+  r.probe_status = st;  // a failure of the probe itself
   r.probe_ps = probe_ms * 1'000'000'000;
   r.critical_path_ps = r.probe_ps;
   r.recorder = &rec;
@@ -109,11 +110,11 @@ TEST_CASE("run crto-bogus: 6.3's failures are failures, its pairs n/a (issue 10 
   const std::string t = slurp(table);
   // 6.3 takes CRTO.CRWMT = 0 instead of CAP.TO (reference section 2, 5.19 - 6.5): every one of its 20
   // trials fails with -ENODEV, so no trial succeeded in both 6.3 and 6.1.
-  CHECK(t.find("paired delta 6.3 - 6.1 (0 of 20 trials succeeded in both): n/a (no trial succeeded in both)\n") !=
+  CHECK(t.find("paired probe delta 6.3 - 6.1 (0 of 20 trials whose probes succeeded in both): n/a (no trial's probe succeeded in both)\n") !=
         std::string::npos);
-  CHECK(t.find("paired delta 6.6 - 6.1 (20 of 20 trials succeeded in both):\n") != std::string::npos);
+  CHECK(t.find("paired probe delta 6.6 - 6.1 (20 of 20 trials whose probes succeeded in both):\n") != std::string::npos);
   // (6.1.y with the max rule - 6.1 is +0.000 over 20 real pairs: the same release rules.)
-  CHECK(t.find("paired delta 6.1.y with the max rule - 6.1 (20 of 20 trials succeeded in both):\n  p50 +0.000 ms") !=
+  CHECK(t.find("paired probe delta 6.1.y with the max rule - 6.1 (20 of 20 trials whose probes succeeded in both):\n  p50 +0.000 ms") !=
         std::string::npos);
   // The 6.3 row: 0 ok, 20 failed, no probe percentile (n/a), its time to failure in its own columns.
   const size_t row = t.find("\n6.3 ");
@@ -163,4 +164,31 @@ TEST_CASE("run: the table and the summary show what each variant ran (issue 10 i
   const std::string line = t.substr(row + 1, t.find('\n', row + 1) - row - 1);
   CHECK(line.find("  6.6      6.6-6.11    1000  usleep_range(1000, 2000)") != std::string::npos);
   fs::remove_all(d);
+}
+
+TEST_CASE("run shutdown-timeout: a shutdown that times out leaves its probe counted; its failure time is the shutdown's", "[summaries][process]") {
+  const fs::path d = fs::current_path() / "summaries_shutdown";
+  fs::remove_all(d);
+  fs::create_directories(d);
+  const std::string json = (d / "t.json").string();
+  REQUIRE(shell(std::string(NVMESIM_BINARY) + " run " + kSrc + "/scenarios/shutdown-timeout.json -q --detail-trials 0 --out '" +
+                json + "'") == 0);
+  const auto j = nlohmann::json::parse(slurp(json));
+  // Variant 1, "6.1 no RTD3E": the probe succeeds (init_to_probe 1 ms + enable 2 ms + admin, ~3.3 ms);
+  // the shutdown then waits shutdown_timeout = 5 s (no RTD3E) for a 7 s shutdown and gives up:
+  // every trial fails, none in its probe.
+  const auto& s = j["variants"][1]["summary"];
+  CHECK(s["trials"] == 5);
+  CHECK(s["probe_ms"]["count"] == 5);
+  CHECK(s["probe_ms"]["p50"].get<double>() > 3.0);
+  CHECK(s["probe_ms"]["p50"].get<double>() < 4.0);
+  CHECK(s["critical_path_ms"].is_null());
+  // Time to failure: driver init (t = 0) to the shutdown giving up: the probe (~3.3 ms) plus 5 s
+  // of 6.1's msleep(100) loop bounded by 5 * HZ jiffies, ending within one poll (100 ms + a tick)
+  // after the deadline: in (5003, 5110) ms. The probe's own 3.3 ms would be the old, wrong figure.
+  CHECK(s["time_to_failure_ms"]["count"] == 5);
+  CHECK(s["time_to_failure_ms"]["p50"].get<double>() > 5003.0);
+  CHECK(s["time_to_failure_ms"]["p50"].get<double>() < 5110.0);
+  // The pairs are over the probes: both variants' probes succeed in all 5 trials.
+  CHECK(j["paired"][0]["pairs"] == 5);
 }

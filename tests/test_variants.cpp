@@ -129,6 +129,19 @@ TEST_CASE("A patch whose controllers[i] leaves out keys the base sets gets a war
   CHECK(load_scenario_text(dflt_base, "v.json").warnings.empty());
 }
 
+TEST_CASE("A misplaced key's did-you-mean names its whole pointer; a --set error names the --set that put the value", "[scenario][variants]") {
+  // host.poll belongs under host.overrides: the hint is the pointer from the file's root
+  // (/host/overrides/poll), not from the section (/overrides/poll).
+  const std::string text = R"J({"schema": "nvmesim.scenario/1", "host": {"poll": "msleep(100)"}, "controllers": [{}]})J";
+  CHECK_THAT(error_of(text), Catch::StartsWith("v.json: /host/poll: ") && Catch::Contains("(/host/overrides/poll)?"));
+  // Two --set of /trials apply in order: the value 0 comes from the second, which must be named.
+  LoadOptions lo;
+  lo.sets.push_back(parse_set("/trials=1"));
+  lo.sets.push_back(parse_set("/trials=0"));
+  const std::string e = error_of(R"({"schema": "nvmesim.scenario/1", "controllers": [{}]})", lo);
+  CHECK_THAT(e, Catch::Contains("(this value comes from --set /trials=0)"));
+}
+
 TEST_CASE("A --set that every variant overrides is an error naming them", "[scenario][variants]") {
   const std::string text = R"({"schema": "nvmesim.scenario/1", "host": {}, "controllers": [{}], "variants": [
       {"name": "5.6", "patch": {"host": {"kernel": "5.6"}}},
