@@ -16,14 +16,16 @@ class nvme_host;
 /// X(NAME, ID): `host.driver` spelling NAME, factory make_ID, in the order messages list them.
 #define NVMESIM_HOST_DRIVERS(X) \
   X("linux", linux_driver)      \
-  X("uboot", uboot_driver)
+  X("uboot", uboot_driver)      \
+  X("freebsd", freebsd_driver)  \
+  X("edk2", edk2_driver)
 
 /// The factories, each defined in its driver's .cpp: a driver for the function `host` runs.
 #define NVMESIM_DECLARE_DRIVER_FACTORY(NAME, ID) std::unique_ptr<HostDriver> make_##ID(nvme_host& host);
 NVMESIM_HOST_DRIVERS(NVMESIM_DECLARE_DRIVER_FACTORY)
 #undef NVMESIM_DECLARE_DRIVER_FACTORY
 
-/// The known names ("linux", "uboot"), in the list's order.
+/// The known names ("linux", "uboot", "freebsd", "edk2"), in the list's order.
 inline const std::vector<std::string>& host_driver_names() {
 #define NVMESIM_DRIVER_NAME(NAME, ID) NAME,
   static const std::vector<std::string> names{NVMESIM_HOST_DRIVERS(NVMESIM_DRIVER_NAME)};

@@ -90,9 +90,9 @@ TEST_CASE("uboot: a tight loop without sleeps, functions probed one after the ot
 TEST_CASE("host.driver: an unknown driver is an error listing the known ones", "[uboot][scenario]") {
   std::string err;
   try {
-    load_scenario_text(R"({"schema": "nvmesim.scenario/1", "host": {"driver": "freebsd"}})", "s.json");
+    load_scenario_text(R"({"schema": "nvmesim.scenario/1", "host": {"driver": "nonesuch"}})", "s.json");
   } catch (const InputError& e) {
     err = e.what();
   }
-  CHECK(err == "s.json: /host/driver: \"freebsd\" is not allowed; allowed: \"linux\", \"uboot\"");
+  CHECK(err == "s.json: /host/driver: \"nonesuch\" is not allowed; allowed: \"linux\", \"uboot\", \"freebsd\", \"edk2\"");
 }

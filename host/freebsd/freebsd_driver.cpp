@@ -1,0 +1,212 @@
+#include "host/freebsd/freebsd_driver.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "host/nvme_host.hpp"
+#include "host/readiness.hpp"
+#include "host/registry.hpp"
+#include "models/nvme_regs.hpp"
+
+namespace nvmesim {
+
+namespace {
+// FreeBSD's phases: the whole first hw_reset, then the second one split like Linux's
+// (disable; the admin-queue registers; enable), then the admin commands.
+constexpr PhaseId kFirstReset{0, "first_reset"}, kResetDelay{1, "reset_delay"}, kDisable{2, "disable"},
+    kAdminQueue{3, "admin_queue"}, kEnable{4, "enable"}, kAdmin{5, "admin"};
+constexpr int kHz = 1000;                          // kern.hz on bare metal
+constexpr uint32_t kResetDelayUs = 100'000;        // DELAY(100*1000) at the start of hw_reset
+constexpr uint32_t kRegisterDelayUs = 5'000;       // DELAY(5000) after ASQ, ACQ and AQA
+constexpr uint32_t kWaitDelayUs = 1'000;           // DELAY(1000) between two CSTS reads
+constexpr uint32_t kIoEntries = 256;               // hw.nvme.io_entries default
+constexpr unsigned kIdentifyNnOffset = 516;        // Identify Controller NN, bytes 519:516
+constexpr uint64_t kIoCq = 0x100000, kIoSq = 0x200000;  // bus addresses of I/O queue 1 (never DMA'd)
+// QUIRK_DELAY_B4_CHK_RDY (nvme_pci.c's table).
+constexpr const char* kDelayQuirkIds[] = {"1c58:0003", "1c58:0023", "1c5f:0540", "144d:a821", "144d:a822"};
+constexpr uint64_t kQuirkTicks = 2300;             // MSEC_2_TICKS(2300) at hz 1000
+
+std::string not_ready_message(const WaitSpec& spec, uint32_t, int64_t) {
+  // nvme_printf: "controller ready did not become %d within %d ms"; the prefix is "nvme0: ".
+  return std::string("controller ready did not become ") + (spec.value ? "1" : "0") + " within " +
+         std::to_string(spec.deadline.amount / 1'000'000'000) + " ms";
+}
+}  // namespace
+
+std::unique_ptr<HostDriver> make_freebsd_driver(nvme_host& host) { return std::make_unique<freebsd_driver>(host); }
+
+const std::vector<PhaseId>& freebsd_driver::phases() const {
+  static const std::vector<PhaseId> kAll{kFirstReset, kResetDelay, kDisable, kAdminQueue, kEnable, kAdmin};
+  return kAll;
+}
+
+PlatformPolicy freebsd_driver::platform_policy(const HostParams&) const {
+  PlatformPolicy p;
+  p.attach = PlatformPolicy::Order::serial;
+  p.shutdown = PlatformPolicy::Order::unsupported;
+  p.reset = false;
+  p.timer_hz = kHz;
+  return p;
+}
+
+void freebsd_driver::begin_trial(const DriverContext& context) {
+  quirk_delay_b4_chk_rdy_ = std::find_if(std::begin(kDelayQuirkIds), std::end(kDelayQuirkIds), [&](const char* id) {
+                              return context.fn->pci_id == id;
+                            }) != std::end(kDelayQuirkIds);
+}
+
+void freebsd_driver::run(HostAction action) {
+  if (action != HostAction::probe) throw std::logic_error("freebsd_driver: only the attach exists");
+  host().set_log_prefix(host().dev() + ": ");
+  host().set_state(HostState::pci_enable);
+  host().reset_admin_queue(hostmem::kAdminQueueDepth);
+  // nvme_ctrlr_construct: CAP as two 32-bit reads.
+  const uint64_t lo = host().read32(regs::kCap, "CAP");
+  const uint64_t hi = host().read32(regs::kCap + 4, "CAP+4");
+  const regs::Cap cap = regs::Cap::decode(lo | hi << 32);
+  host().set_doorbell_stride(cap.dstrd);
+  cap_to_ = cap.to;
+  cap_mqes_ = cap.mqes;
+  // nvme_ctrlr_start_config_hook: two resets before 13.1; any failure fails the controller.
+  for (bool first : {true, false}) {
+    if (hw_reset(first) != Rc::ok) return host().finish(ProbeStatus::enodev);
+  }
+  if (!admin_setup()) return;
+  host().finish(ProbeStatus::ok);
+  host().namespace_ready();
+}
+
+freebsd_driver::Rc freebsd_driver::hw_reset(bool first) {
+  // nvme_ctrlr_hw_reset: (the qpairs are disabled in memory), DELAY(100 ms), disable, enable.
+  const size_t whole = first ? host().open_phase(kFirstReset) : kNoPhase;
+  size_t ph = first ? whole : host().open_phase(kResetDelay);
+  host().sleep(SleepPolicy::udelay(kResetDelayUs));
+  if (!first) host().close_phase(ph), ph = host().open_phase(kDisable);
+  Rc rc = disable(ph);
+  if (!first) host().close_phase(ph);
+  if (rc == Rc::ok) {
+    const size_t queue_ph = first ? whole : host().open_phase(kAdminQueue);
+    rc = enable(queue_ph, whole);
+  }
+  if (first) host().close_phase(whole);
+  return rc;
+}
+
+freebsd_driver::Rc freebsd_driver::wait_for_ready(bool desired, size_t phase) {
+  WaitSpec s;
+  s.mask = regs::Csts::kRdy;
+  s.value = desired ? regs::Csts::kRdy : 0;
+  // for (k = 0;; ) { read; all ones -> ENXIO; RDY == desired -> 0; if (k++ > T) fail; DELAY(1000) }:
+  // with 1 ms per DELAY, k DELAYs before read k, so "k > T" is "slept > T ms", checked before the
+  // sleep. T = (CAP.TO + 1) x 500 ms.
+  s.deadline.rule = Deadline::Rule::slept_over;
+  s.deadline.check = Deadline::Check::before_sleep;
+  s.deadline.amount = (uint64_t{cap_to_} + 1) * 500 * 1'000'000'000;
+  s.sleep = SleepPolicy::udelay(kWaitDelayUs);
+  s.all_ones = WaitSpec::AllOnes::fail;  // ENXIO, no message
+  s.op = desired ? "enable" : "disable";
+  s.message = not_ready_message;
+  s.limit_hint = "FreeBSD busy-waits 1 ms per read: use a shorter CAP.TO";
+  const WaitResult r = wait_until_ready(host(), s, phase);
+  if (r.ready()) return Rc::ok;
+  return r.end == WaitResult::End::gone ? Rc::enxio : Rc::timed_out;
+}
+
+freebsd_driver::Rc freebsd_driver::disable(size_t phase) {
+  host().set_state(HostState::disable_wait);
+  const uint32_t cc = host().read32(regs::kCc, "CC");
+  const uint32_t csts = host().read32(regs::kCsts, "CSTS");
+  const bool en = cc & 1u, rdy = csts & regs::Csts::kRdy;
+  if (!en) return rdy ? wait_for_ready(false, phase) : Rc::ok;  // the EN=0, RDY=0 short cut
+  if (!rdy) {  // still enabling: wait for RDY=1 before clearing EN
+    const Rc rc = wait_for_ready(true, phase);
+    if (rc != Rc::ok) return rc;
+  }
+  host().write32(regs::kCc, cc & ~1u, "CC");
+  if (quirk_delay_b4_chk_rdy_) {  // pause("nvmeR", 2300 ticks): until the tick counter has advanced 2300
+    const TickClock& clock = *host().context().clock;
+    const int64_t now = host().now_rel();
+    host().pass_time(clock.time_of_jiffy(clock.jiffies_at(now) + kQuirkTicks) - now);
+    host().check_limits();
+  }
+  return wait_for_ready(false, phase);
+}
+
+freebsd_driver::Rc freebsd_driver::enable(size_t queue_phase, size_t wait_phase) {
+  host().set_state(HostState::admin_queue);
+  const uint32_t cc = host().read32(regs::kCc, "CC");
+  const uint32_t csts = host().read32(regs::kCsts, "CSTS");
+  const bool en = cc & 1u, rdy = csts & regs::Csts::kRdy;
+  auto close_queue_phase = [&] {
+    if (queue_phase != wait_phase) host().close_phase(queue_phase);
+  };
+  if (en) {  // the EN=1, RDY=1 short cut; EN=1, RDY=0 only waits
+    const Rc rc = rdy ? Rc::ok : wait_for_ready(true, queue_phase);
+    close_queue_phase();
+    return rc;
+  }
+  Rc rc = wait_for_ready(false, queue_phase);
+  if (rc != Rc::ok) return close_queue_phase(), rc;
+  const uint32_t depth = hostmem::kAdminQueueDepth;  // FreeBSD asks 128; the host memory holds 32
+  host().write32(regs::kAsq, static_cast<uint32_t>(hostmem::kAdminSq), "ASQ");
+  host().write32(regs::kAsq + 4, static_cast<uint32_t>(hostmem::kAdminSq >> 32), "ASQ+4");
+  host().sleep(SleepPolicy::udelay(kRegisterDelayUs));
+  host().write32(regs::kAcq, static_cast<uint32_t>(hostmem::kAdminCq), "ACQ");
+  host().write32(regs::kAcq + 4, static_cast<uint32_t>(hostmem::kAdminCq >> 32), "ACQ+4");
+  host().sleep(SleepPolicy::udelay(kRegisterDelayUs));
+  host().write32(regs::kAqa, regs::Aqa{depth - 1, depth - 1}.encode(), "AQA");
+  host().sleep(SleepPolicy::udelay(kRegisterDelayUs));
+  close_queue_phase();
+  const size_t ph = wait_phase != kNoPhase ? wait_phase : host().open_phase(kEnable);
+  host().set_state(HostState::enable_wait);
+  host().write32(regs::kCc, regs::Cc{true, 0, 0, 0, regs::Shn::none, 6, 4, false}.encode(), "CC");
+  rc = wait_for_ready(true, ph);
+  if (wait_phase == kNoPhase) host().close_phase(ph);
+  return rc;
+}
+
+bool freebsd_driver::admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid,
+                           uint32_t* dw0) {
+  // nvme_completion_poll (older): while not done, pause(1): the thread wakes when the tick
+  // counter has advanced by one; after hz pauses (1 s) the kernel panics.
+  const uint16_t cid = host().submit(opcode, cdw10, cdw11, prp1, nsid);
+  const TickClock& clock = *host().context().clock;
+  for (int pauses = 0;; ++pauses) {
+    if (const auto r = host().wait_completion(cid, CompletionWait::poll, 0)) {
+      if (dw0) *dw0 = *r;
+      return true;
+    }
+    if (pauses == kHz) break;
+    const int64_t now = host().now_rel();
+    host().pass_time(clock.next_tick_after(now) - now);
+    host().check_limits();
+  }
+  host().message("panic: NVME polled command failed to complete within 1s.");
+  host().finish(ProbeStatus::eintr);
+  return false;
+}
+
+bool freebsd_driver::admin_setup() {
+  // Older order: Set Features (Number of Queues), Identify Controller, Create I/O CQ then SQ per
+  // queue, Identify Namespace per namespace.
+  const size_t ph = host().open_phase(kAdmin);
+  host().set_state(HostState::admin_commands);
+  const uint32_t want = std::clamp<uint32_t>(host().params().cpus, 1, 0xFFFF);
+  uint32_t dw0 = 0;
+  bool ok = admin(regs::opcode::kSetFeatures, 0x07 /* Number of Queues */, (want - 1) | (want - 1) << 16, 0, 0, &dw0);
+  const uint32_t granted = std::min(want, std::min(dw0 & 0xFFFF, dw0 >> 16) + 1);
+  uint32_t nn = 0;
+  if (ok && (ok = admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify)))
+    nn = regs::le32(host().memory.at(hostmem::kIdentify) + kIdentifyNnOffset);
+  const uint32_t qsize = std::min<uint32_t>(kIoEntries, uint32_t{cap_mqes_} + 1) - 1;  // 0's based
+  for (uint32_t qid = 1; ok && qid <= granted; ++qid) {
+    ok = admin(regs::opcode::kCreateIoCq, qid | qsize << 16, 0x3 | qid << 16, kIoCq * qid) &&
+         admin(regs::opcode::kCreateIoSq, qid | qsize << 16, 0x1 | qid << 16, kIoSq * qid);
+  }
+  for (uint32_t ns = 1; ok && ns <= nn; ++ns) ok = admin(regs::opcode::kIdentify, regs::cns::kNamespace, 0, hostmem::kIdentify, ns);
+  host().close_phase(ph);
+  return ok;
+}
+
+}  // namespace nvmesim
