@@ -85,11 +85,17 @@ const Section<KernelProfile>& overrides_section() {
        KP::choice("shutdown_wait", kShutdownWaitNames, computed("the release's"),
                   "how shutdown waits for SHST = complete", to(&KernelProfile::shutdown_wait)),
        KP::row("delay_quirk_ids", "array of `\"vvvv:dddd\"` (hex)", computed("the release's"), "",
-               "PCI ids with NVME_QUIRK_DELAY_BEFORE_CHK_RDY: msleep(2300) before the RDY=0 wait",
+               "PCI ids with NVME_QUIRK_DELAY_BEFORE_CHK_RDY: msleep(delay_quirk_ms) before the RDY=0 wait",
                [](const Node& ids, KernelProfile& p) {
                  p.delay_quirk_ids.clear();
                  for (size_t i = 0; i < ids.array().size(); ++i) p.delay_quirk_ids.push_back(read_pci_id(ids.at(i)));
                }),
+       KP::integer("delay_quirk_ms", 0, kDelayQuirkMaxMs, computed("the release's"), "ms",
+                   "NVME_QUIRK_DELAY_AMOUNT: 2000 up to 4.13, 2300 from 4.14",
+                   [](KernelProfile& p, int64_t v) { p.delay_quirk_ms = static_cast<unsigned>(v); }),
+       KP::boolean("delay_quirk_first_probe", computed("the release's"),
+                   "the quirk delays the first probe's disable too (4.10+; 4.8-4.9 only later disables)",
+                   to(&KernelProfile::delay_quirk_first_probe)),
        KP::boolean("delay_quirk_model_rule", computed("the release's"),
                    "the same quirk by Identify model, learnt at Identify (5.19+)",
                    to(&KernelProfile::delay_quirk_model_rule)),

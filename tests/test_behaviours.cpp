@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -219,6 +220,68 @@ TEST_CASE("the X5 model-string quirk: not on the first probe - on later resets",
     // 5.18 matches the PCI id: the boot's probe pays too.
     CHECK(t["probe_ns"].get<double>() > 2304e6);
     CHECK(t["workload_ns"].get<double>() > 2 * 2304e6);
+  }
+}
+
+namespace {
+// The quirk sleeps of a trial (events "sleep" with this detail) before and after the boot's probe
+// ended (probe_ns: the queues line).
+std::pair<int, int> quirk_sleeps(const json& t, const std::string& detail) {
+  std::pair<int, int> n{0, 0};
+  for (const auto& e : t["events"])
+    if (e["kind"] == "sleep" && e["detail"] == detail)
+      (e["t_ns"].get<double>() < t["probe_ns"].get<double>() ? n.first : n.second)++;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("the delay quirk's history - 4.8-4.9 first probe - 2000 ms to 4.13 - never on shutdown",
+          "[behaviour][systemc]") {
+  const json j = run_file("quirk-delay-history.json", "behaviour_quirk_history.json", 10);
+  // HZ=250, before 6.12 (msleep adds a jiffy), timer wheel of linux-readiness.md section 4:
+  // msleep(2000): t = ceil(2000*250/1000) + 1 = 501 jiffies, level 1 (63 <= t < 504, G = 8):
+  //   (501, 509] ticks = (2004, 2036] ms.
+  // msleep(2300): t = 575 + 1 = 576 jiffies, level 2 (504 <= t < 4032, G = 64):
+  //   (576, 640] ticks = (2304, 2560] ms.
+  // Every latency is 0 and the variants share their draws: the quirk's sleeps are the whole
+  // difference between a quirked id (1c58:0003) and another id.
+  auto probe_diff_ms = [&](const char* with, const char* without, size_t k) {
+    return (variant(j, with)["trials"][k]["probe_ns"].get<double>() -
+            variant(j, without)["trials"][k]["probe_ns"].get<double>()) / 1e6;
+  };
+  const size_t n = variant(j, "4.8")["trials"].size();
+  REQUIRE(n == 10);
+  for (size_t k = 0; k < n; ++k) {
+    INFO("trial " << k);
+    for (const char* v : {"4.8", "4.9"}) {
+      INFO(v);
+      // 4.8-4.9 (section 6): no tag set at the first probe, so no delay: the same probe time.
+      CHECK(std::abs(probe_diff_ms(v, "4.8 other id", k)) < 1e-6);
+      // The reset disables twice (nvme_dev_disable, then the configure path), both with the tag
+      // set: two msleep(2000), (4008, 4072] ms more than without the quirk.
+      const json& t = variant(j, v)["trials"][k];
+      CHECK(quirk_sleeps(t, "msleep(2000)") == std::pair<int, int>{0, 2});
+      const double reset_diff_ms =
+          (t["workload_ns"].get<double>() - variant(j, "4.8 other id")["trials"][k]["workload_ns"].get<double>()) / 1e6;
+      CHECK(reset_diff_ms > 4008.0 - 1e-6);
+      CHECK(reset_diff_ms <= 4072.0 + 1e-6);
+    }
+    // 4.10: every disable, the first probe's included; still 2000 ms (up to 4.13): (2004, 2036].
+    const double d410 = probe_diff_ms("4.10", "4.10 other id", k);
+    CHECK(d410 > 2004.0 - 1e-6);
+    CHECK(d410 <= 2036.0 + 1e-6);
+    CHECK(quirk_sleeps(variant(j, "4.10")["trials"][k], "msleep(2000)") == std::pair<int, int>{1, 2});
+    // 5.10: 2300 ms (from 4.14): (2304, 2560].
+    const double d510 = probe_diff_ms("5.10", "5.10 other id", k);
+    CHECK(d510 > 2304.0 - 1e-6);
+    CHECK(d510 <= 2560.0 + 1e-6);
+    // A reboot's second boot is a new boot: its probe is a first probe again, and the shutdown
+    // between takes no delay: 4.8 never sleeps for the quirk.
+    CHECK(quirk_sleeps(variant(j, "4.8 reboot")["trials"][k], "msleep(2000)") == std::pair<int, int>{0, 0});
+    // Never on a shutdown: 5.10 (its own shutdown loop) and 6.2 (the shared disable path skips it
+    // for a shutdown) delay the probe's disable only.
+    CHECK(quirk_sleeps(variant(j, "5.10 shutdown")["trials"][k], "msleep(2300)") == std::pair<int, int>{1, 0});
+    CHECK(quirk_sleeps(variant(j, "6.2 shutdown")["trials"][k], "msleep(2300)") == std::pair<int, int>{1, 0});
   }
 }
 

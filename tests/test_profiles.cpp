@@ -33,8 +33,10 @@ struct Expect {
   CcSequence seq;
   bool warn, extra_jiffy, fsleep613, csts_msg, queues_line;
   ShutdownWait shutdown;
-  size_t quirk_ids;  // 6 base ids; 7 in 5.18 (+144d:a808)
+  size_t quirk_ids;  // 6 base ids; 7 in 5.18 (+144d:a808); fewer before 4.19 (section 6)
   bool model_rule, flr;
+  unsigned quirk_ms = 2300;    // NVME_QUIRK_DELAY_AMOUNT: 2000 up to 4.13 (section 6)
+  bool quirk_first_probe = true;  // false in 4.8-4.9 (section 6)
 };
 const SleepPolicy kMs100 = SleepPolicy::msleep(100);
 const SleepPolicy kUr = SleepPolicy::usleep_range(1000, 2000);
@@ -45,7 +47,13 @@ using S = CcSequence;
 using W = ShutdownWait;
 const Expect kRows[] = {
     // release    poll    deadline        timeout          CRIME                  CC sequence          warn  jiffy  fs613  csts   queues shutdown         ids model  flr
-    {"4.8", "5.3", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 6, false, false},
+    // Section 6 splits 4.8-5.3 by the delay quirk's history: 4.8-4.9 2 ids, 2000 ms, not at the
+    // first probe; 4.10 every disable; 4.13 4 ids; 4.14 5 ids and 2300 ms; 4.19 section 2's six.
+    {"4.8", "4.9", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 2, false, false, 2000, false},
+    {"4.10", "4.12", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 2, false, false, 2000, true},
+    {"4.13", "4.13", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 4, false, false, 2000, true},
+    {"4.14", "4.18", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 5, false, false, 2300, true},
+    {"4.19", "5.3", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 6, false, false},
     {"5.4", "5.6", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, true, W::msleep_loop, 6, false, false},
     {"5.7", "5.17", kUr, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, true, true, W::msleep_loop, 6, false, false},
     {"5.18", "5.18", kUr, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, true, true, W::msleep_loop, 7, false, false},
@@ -77,9 +85,18 @@ void check_row(const KernelProfile& p, const Expect& e) {
   CHECK(p.delay_quirk_ids.size() == e.quirk_ids);
   CHECK(p.delay_quirk_model_rule == e.model_rule);
   CHECK(p.flr_retry == e.flr);
-  // The reference's quirk ids are in every row; 144d:a808 only in 5.18.
-  for (const char* id : {"1bb1:0100", "1c58:0003", "1c58:0023", "1c5f:0540", "144d:a821", "144d:a822"})
-    CHECK(std::find(p.delay_quirk_ids.begin(), p.delay_quirk_ids.end(), id) != p.delay_quirk_ids.end());
+  CHECK(p.delay_quirk_ms == e.quirk_ms);
+  CHECK(p.delay_quirk_first_probe == e.quirk_first_probe);
+  // The quirk ids by release (section 6): each id from the release that added it on; 144d:a808
+  // only in 5.18.
+  const int key = KernelVersion::parse(e.first).release_key();
+  const std::pair<const char*, int> since[] = {{"1c58:0003", 4008}, {"1c5f:0540", 4008}, {"144d:a821", 4013},
+                                               {"144d:a822", 4013}, {"1c58:0023", 4014}, {"1bb1:0100", 4019}};
+  for (const auto& [id, from] : since) {
+    INFO(id);
+    CHECK((std::find(p.delay_quirk_ids.begin(), p.delay_quirk_ids.end(), id) != p.delay_quirk_ids.end()) ==
+          (key >= from));
+  }
   CHECK((std::find(p.delay_quirk_ids.begin(), p.delay_quirk_ids.end(), "144d:a808") != p.delay_quirk_ids.end()) ==
         (std::string(e.first) == "5.18"));
 }
@@ -153,8 +170,16 @@ TEST_CASE("nvmesim profiles lists every release - text and JSON", "[profiles][cl
   for (const auto& row : j["rows"]) releases += row["releases"].size();
   CHECK(releases == supported_releases().size());
   CHECK(j["rows"][0]["poll"] == "msleep(100)");
-  CHECK(j["rows"][9]["cc_sequence"] == "en0_cap");
-  CHECK(j["rows"][9]["flr_retry"] == true);
+  CHECK(j["rows"].back()["cc_sequence"] == "en0_cap");
+  CHECK(j["rows"].back()["flr_retry"] == true);
+  // The delay quirk's history (section 6): 4.8's row 2000 ms, 2 ids, not at the first probe.
+  CHECK(j["rows"][0]["delay_quirk_ms"] == 2000);
+  CHECK(j["rows"][0]["delay_quirk_first_probe"] == false);
+  CHECK(j["rows"][0]["delay_quirk_ids"] == nlohmann::json::array({"1c58:0003", "1c5f:0540"}));
+  CHECK(j["rows"].back()["delay_quirk_ms"] == 2300);
+  CHECK(j["rows"].back()["delay_quirk_first_probe"] == true);
+  CHECK_THAT(text, Catch::Contains("\n4.8     4.8-4.9 "));
+  CHECK_THAT(text, Catch::Contains("2000ms 2 ids, not at first probe"));
 }
 
 TEST_CASE("docs/profiles.md holds the output of nvmesim profiles", "[profiles][docs]") {
@@ -216,7 +241,7 @@ TEST_CASE("host.overrides sets every named field of a profile", "[profiles][scen
       "enable_timeout": "crto_max", "crime": "never", "cc_sequence": "en0_cap", "crto_warning": true,
       "msleep_extra_jiffy": false, "fsleep_613": true, "csts_in_message": false, "queues_line": false,
       "shutdown_wait": "wait_ready", "delay_quirk_ids": ["144D:A808"], "delay_quirk_model_rule": false,
-      "flr_retry": true}})J");
+      "flr_retry": true, "delay_quirk_ms": 2000, "delay_quirk_first_probe": false}})J");
   const KernelProfile& p = sc.variants[0].host.profile;
   CHECK(p.poll == SleepPolicy::msleep(10));
   CHECK(p.shutdown_poll == SleepPolicy::usleep_range(100, 200));
@@ -233,6 +258,9 @@ TEST_CASE("host.overrides sets every named field of a profile", "[profiles][scen
   CHECK(p.delay_quirk_ids == std::vector<std::string>{"144d:a808"});  // lower-cased
   CHECK_FALSE(p.delay_quirk_model_rule);
   CHECK(p.flr_retry);
+  CHECK(p.delay_quirk_ms == 2000);
+  CHECK_FALSE(p.delay_quirk_first_probe);
+  CHECK_THAT(error_of(R"({"overrides": {"delay_quirk_ms": 60001}})"), Catch::Contains("/host/overrides/delay_quirk_ms"));
   // Unknown fields and values are errors that list what is allowed.
   CHECK_THAT(error_of(R"({"overrides": {"enable_timout": "cap_to"}})"),
              Catch::Contains("did you mean \"enable_timeout\""));

@@ -18,8 +18,9 @@ std::string quirk_rules(const KernelProfile& p) {
     for (const auto& b : base_delay_quirk_ids()) base |= b == id;
     if (!base) s += (s.empty() ? "" : " ") + ("+" + id);
   }
-  std::string out = std::to_string(p.delay_quirk_ids.size()) + " ids";
+  std::string out = std::to_string(p.delay_quirk_ms) + "ms " + std::to_string(p.delay_quirk_ids.size()) + " ids";
   if (!s.empty()) out += " (" + s + ")";
+  if (!p.delay_quirk_first_probe) out += ", not at first probe";
   if (p.delay_quirk_model_rule) out += ", X5 model after Identify";
   return out;
 }
@@ -48,6 +49,8 @@ ojson row_json(const KernelProfile& p) {
   j["queues_line"] = p.queues_line;
   j["shutdown_wait"] = key_of(p.shutdown_wait);
   j["delay_quirk_ids"] = p.delay_quirk_ids;
+  j["delay_quirk_ms"] = p.delay_quirk_ms;
+  j["delay_quirk_first_probe"] = p.delay_quirk_first_probe;
   j["delay_quirk_model_rule"] = p.delay_quirk_model_rule;
   j["flr_retry"] = p.flr_retry;
   return j;
@@ -91,9 +94,10 @@ void print_profiles_table(std::ostream& out) {
          "when CAP.CRWMS, crto_max = max(CAP.TO, CRTO field), +warn = \"bad crto\" once; CC sequence: single_write,\n"
          "en0_readback (EN=0 write, CC read), en0_readback_cap (+ CAP read), en0_cap (CAP read, no CC read),\n"
          "+flr = FLR and one retry when the disable wait fails; CRIME: when CC.CRIME is set (CRIMS = CAP.CRIMS,\n"
-         "both = CAP.CRWMS and CAP.CRIMS); jiffy+: msleep adds a jiffy; quirk rules: PCI ids with\n"
-         "msleep(2300) after the disable write, and the model-string rule. Override any field under\n"
-         "host.overrides with the names of `nvmesim profiles --json`.\n";
+         "both = CAP.CRWMS and CAP.CRIMS); jiffy+: msleep adds a jiffy; quirk rules: the delay quirk's\n"
+         "msleep (ms) after the disable write (never on a shutdown), its PCI ids (+ beyond 4.19's six),\n"
+         "\"not at first probe\" = only later disables (reset), and the model-string rule. Override any\n"
+         "field under host.overrides with the names of `nvmesim profiles --json`.\n";
 }
 
 }  // namespace nvmesim

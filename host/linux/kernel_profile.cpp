@@ -43,17 +43,43 @@ const std::vector<std::string>& base_delay_quirk_ids() {
 }
 
 const std::vector<KernelProfile>& kernel_profiles() {
-  // One row per range of mainline releases that behave alike (linux-readiness.md section 2).
+  // One row per range of mainline releases that behave alike (linux-readiness.md section 2, with
+  // the corrections of section 6).
   // Each row starts from the one before and changes only what the release changed.
   static const std::vector<KernelProfile> table = [] {
     std::vector<KernelProfile> t;
     KernelProfile p;
-    p.delay_quirk_ids = base_delay_quirk_ids();
-    // 4.8 - 5.3: msleep(100) polls, half-jiffies deadline from CAP.TO, one CC write, the shutdown's
-    // own msleep(100) loop; no queues line (4.19 does not print it).
+    // 4.8 - 4.9: msleep(100) polls, half-jiffies deadline from CAP.TO, one CC write, the shutdown's
+    // own msleep(100) loop; no queues line (4.19 does not print it). The delay quirk (section 6):
+    // msleep(2000), two ids, and only on disables after the I/O tag set exists (not the first probe).
     p.first = "4.8";
-    p.last = "5.3";
+    p.last = "4.9";
     p.queues_line = false;
+    p.delay_quirk_ids = {"1c58:0003", "1c5f:0540"};
+    p.delay_quirk_ms = 2000;
+    p.delay_quirk_first_probe = false;
+    t.push_back(p);
+    // 4.10 - 4.12: the quirk delays every disable, the first probe's included.
+    p.first = "4.10";
+    p.last = "4.12";
+    p.delay_quirk_first_probe = true;
+    t.push_back(p);
+    // 4.13: 144d:a821 and 144d:a822 get the quirk.
+    p.first = "4.13";
+    p.last = "4.13";
+    p.delay_quirk_ids = {"1c58:0003", "1c5f:0540", "144d:a821", "144d:a822"};
+    t.push_back(p);
+    // 4.14 - 4.18: NVME_QUIRK_DELAY_AMOUNT becomes 2300 ms; 1c58:0023 gets the quirk.
+    p.first = "4.14";
+    p.last = "4.18";
+    p.delay_quirk_ids = {"1c58:0003", "1c58:0023", "1c5f:0540", "144d:a821", "144d:a822"};
+    p.delay_quirk_ms = 2300;
+    t.push_back(p);
+    // 4.19 - 5.3: 1bb1:0100 (it appears between 4.15 and 4.19; the table puts it at 4.19, the first
+    // release the reference names with it): section 2's six ids.
+    p.first = "4.19";
+    p.last = "5.3";
+    p.delay_quirk_ids = base_delay_quirk_ids();
     t.push_back(p);
     // 5.4 - 5.6: the "%d/%d/%d default/read/poll queues" line.
     p.first = "5.4";

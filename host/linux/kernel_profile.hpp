@@ -109,9 +109,19 @@ struct KernelProfile {
   bool csts_in_message = false;      ///< "Device not ready; aborting ..., CSTS=0x%x" (5.7+)
   bool queues_line = true;           ///< prints "D/R/P default/read/poll queues" (5.4+)
   ShutdownWait shutdown_wait = ShutdownWait::msleep_loop;
-  /// PCI ids ("vvvv:dddd", lower case) with NVME_QUIRK_DELAY_BEFORE_CHK_RDY: msleep(2300) after
-  /// the disable CC write, before the RDY=0 wait.
+  /// PCI ids ("vvvv:dddd", lower case) with NVME_QUIRK_DELAY_BEFORE_CHK_RDY: msleep(delay_quirk_ms)
+  /// after the disable CC write, before the RDY=0 wait; never on enable or shutdown (before 6.2 the
+  /// shutdown has its own path without it; from 6.2 the shared disable path skips it for a
+  /// shutdown). The list grows by release (linux-readiness.md section 6): 4.8-4.12 1c58:0003 and
+  /// 1c5f:0540; 4.13 +144d:a821, 144d:a822; 4.14 +1c58:0023; 4.19 +1bb1:0100 (section 2's six).
   std::vector<std::string> delay_quirk_ids;
+  /// NVME_QUIRK_DELAY_AMOUNT, the quirk's msleep in ms: 2000 up to 4.13, 2300 from 4.14 (section 6).
+  /// Valid range 0 - 60000.
+  unsigned delay_quirk_ms = 2300;
+  /// True from 4.10: the quirk delays every disable, the first probe's included. 4.8-4.9 (false):
+  /// only when the controller already has an I/O tag set, i.e. later disables (`nvme reset`),
+  /// never the first probe after boot or module load (section 6).
+  bool delay_quirk_first_probe = true;
   /// The same quirk by Identify Controller model ("Samsung Portable SSD X5", vendor 144d), applied
   /// after Identify: later resets, not the first disable at probe (5.19+).
   bool delay_quirk_model_rule = false;
@@ -119,7 +129,7 @@ struct KernelProfile {
   bool flr_retry = false;
 };
 
-/// The PCI ids with the delay-before-check-ready quirk in every release (linux-readiness.md).
+/// The PCI ids with the delay-before-check-ready quirk from 4.19 on (linux-readiness.md section 2).
 const std::vector<std::string>& base_delay_quirk_ids();
 
 /// The table, oldest release first: one row per range of releases that behave alike.
@@ -140,7 +150,7 @@ std::string supported_kernel_range();
 /// The model string and vendor of the later quirk rule.
 inline constexpr const char* kDelayQuirkModel = "Samsung Portable SSD X5";
 inline constexpr unsigned kDelayQuirkModelVendor = 0x144d;
-/// The quirk's delay: msleep(2300).
-inline constexpr unsigned kDelayQuirkMs = 2300;
+/// The largest delay_quirk_ms an override may give (60 s; the kernel's values are 2000 and 2300).
+inline constexpr unsigned kDelayQuirkMaxMs = 60000;
 
 }  // namespace nvmesim

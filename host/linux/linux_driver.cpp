@@ -40,6 +40,7 @@ void linux_driver::begin_trial(const DriverContext& context) {
   init_stream_ = Stream(context.seed, context.trial, h_init_);
   granted_queues_ = 0;
   model_quirk_ = false;
+  tagset_ = false;
   host().set_log_prefix(prefix_);
 }
 
@@ -53,6 +54,7 @@ void linux_driver::run(HostAction action) {
     case HostAction::reset: reset(); break;
     case HostAction::reboot_probe:
       model_quirk_ = false;  // a new boot learns its quirks again
+      tagset_ = false;       // ... and allocates its I/O tag set again: its probe is a first probe
       probe(kReboot);
       break;
   }
@@ -240,6 +242,7 @@ bool linux_driver::admin_setup(const PhaseNames& names) {
     if (!admin(regs::opcode::kCreateIoSq, qid | qsize << 16, 0x1 | qid << 16, 0x200000 * qid)) return false;
     granted_queues_ = qid;
   }
+  tagset_ = true;  // nvme_dev_add: the I/O tag set, kept across resets until the next boot
   if (host().params().profile.queues_line && host().detailed())
     message(std::to_string(granted) + "/0/0 default/read/poll queues");
   host().close_phase(ph);

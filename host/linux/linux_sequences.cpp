@@ -79,17 +79,19 @@ int linux_driver::wait_shutdown_msleep_loop(uint64_t timeout_s, size_t phase) {
 
 bool linux_driver::delay_quirk() const {
   const KernelProfile& prof = host().params().profile;
+  // 4.8-4.9: only a controller that already has its I/O tag set (a later disable) waits.
+  if (!prof.delay_quirk_first_probe && !tagset_) return false;
   for (const auto& id : prof.delay_quirk_ids)
     if (id == host().context().fn->pci_id) return true;  // PCI ids come from enumeration, not from BAR0
   return prof.delay_quirk_model_rule && model_quirk_;
 }
 
 int linux_driver::disable(size_t phase) {
-  // nvme_disable_ctrl(shutdown=false): clear SHN and EN, write CC, the quirk's msleep(2300),
+  // nvme_disable_ctrl(shutdown=false): clear SHN and EN, write CC, the quirk's msleep (2000 or 2300 ms),
   // then wait for RDY=0 bounded by CAP.TO.
   ctrl_config_ &= ~(regs::Cc{false, 0, 0, 0, regs::Shn::abrupt, 0, 0, false}.encode() | 1u);
   host().write32(regs::kCc, ctrl_config_, "CC");
-  if (delay_quirk()) host().sleep(SleepPolicy::msleep(kDelayQuirkMs));
+  if (delay_quirk()) host().sleep(SleepPolicy::msleep(host().params().profile.delay_quirk_ms));
   return wait_ready(cap_.to, false, regs::Csts::kRdy, 0, "reset", phase);
 }
 
