@@ -9,6 +9,7 @@
 #include "core/json_reader.hpp"
 #include "core/json_text.hpp"
 #include "core/tool.hpp"
+#include "host/linux/kernel_profile.hpp"
 
 namespace nvmesim {
 
@@ -43,48 +44,139 @@ oj sample_summary(const std::vector<double>& x, size_t m, size_t t) {
           {"ok_fraction", static_cast<double>(ok) / static_cast<double>(m * t)}};
 }
 
+namespace {
+
+// A key the posterior must have (fit writes it): an error naming the pointer, not a JSON exception.
+JsonNode need(const JsonNode& n, const char* key) {
+  if (!n.json().is_object()) n.fail(std::string("must be an object, not ") + n.json().type_name());
+  if (!n.has(key)) n.fail(std::string("needs \"") + key + "\" (written by nvmesim fit --out)");
+  return n.at(key);
+}
+
+// An observed host as fit writes it (Observations::resolved), checked as the observation reader
+// checks it (fit/observations.cpp read_host): kernel a known release, CONFIG_HZ allowed, cpus and
+// io_queues in range (never wrapped into an int).
+SimHost read_posterior_host(const JsonNode& n, const std::string& name) {
+  n.require_object({"kernel", "uname_r", "hz", "tick", "highres", "cpus", "io_queues"});
+  const JsonNode k = need(n, "kernel");
+  try {
+    (void)profile_for(KernelVersion::parse(k.str()));
+  } catch (const std::invalid_argument& e) {
+    k.fail(e.what());
+  }
+  if (n.has("uname_r")) (void)n.at("uname_r").str();
+  const JsonNode hz = need(n, "hz");
+  if (!hz.json().is_number_integer() || (hz.json() != 100 && hz.json() != 250 && hz.json() != 300 && hz.json() != 1000))
+    hz.fail(hz.json().dump() + " is not a CONFIG_HZ; allowed: 100, 250, 300, 1000");
+  using SChoices = std::vector<std::pair<std::string, std::string>>;
+  (void)need(n, "tick").choice(SChoices{{"nohz_idle", "nohz_idle"}, {"periodic", "periodic"}});
+  (void)need(n, "highres").boolean();
+  const int64_t cpus = need(n, "cpus").integer(1, 4096);
+  SimHost s;
+  s.name = name;
+  s.io_queues = static_cast<int>(need(n, "io_queues").integer(0, cpus));
+  const oj& h = n.json();
+  s.host = {{"kernel", h.at("kernel")}, {"hz", h.at("hz")}, {"tick", h.at("tick")}, {"highres", h.at("highres")},
+            {"wakeup_latency", {{"dist", "lognormal"}, {"median", "20us"}, {"sigma", 0.5}}}, {"cpus", h.at("cpus")}};
+  return s;
+}
+
+// The lines present in each run of /observations/runs: which blocks the fit made.
+std::vector<std::array<bool, kBootLines>> runs_of(const JsonNode& obs) {
+  const JsonNode runs = need(obs, "runs");
+  if (runs.array().empty()) runs.fail("must not be empty: a fit has at least one run");
+  std::vector<std::array<bool, kBootLines>> out;
+  for (size_t i = 0; i < runs.array().size(); ++i) {
+    const JsonNode lines = need(runs.at(i), "lines");
+    if (!lines.json().is_object()) lines.fail("must be an object of boot lines");
+    std::array<bool, kBootLines> has{};
+    for (const auto& [key, v] : lines.json().items()) {
+      size_t k = 0;
+      while (k < kBootLines && key != boot_line_name(static_cast<BootLine>(k))) ++k;
+      if (k == kBootLines) lines.at(key).fail("is not a boot line (init, pci, queues, part, mounted, vfs, run_init)");
+      has[k] = true;
+    }
+    out.push_back(has);
+  }
+  return out;
+}
+
+// One block of /blocks, checked against the spec the fit makes for these runs.
+Population read_block(const JsonNode& bn, const BlockSpec& want, BlockSpec& spec) {
+  spec.name = want.name;
+  const JsonNode ps = need(bn, "parameters");
+  if (ps.array().size() != want.params.size())
+    ps.fail("block \"" + want.name + "\" has " + std::to_string(want.params.size()) + " parameters, not " +
+            std::to_string(ps.array().size()));
+  for (size_t i = 0; i < want.params.size(); ++i) {
+    const JsonNode q = ps.at(i);
+    const std::string name = need(q, "name").str(), unit = need(q, "unit").str();
+    if (name != want.params[i].name) q.at("name").fail("\"" + name + "\": parameter " + std::to_string(i) + " of block \"" + want.name + "\" is \"" + want.params[i].name + "\"");
+    if (unit != want.params[i].unit) q.at("unit").fail("\"" + unit + "\": the unit of " + name + " is \"" + want.params[i].unit + "\"");
+    const JsonNode pr = need(q, "prior");
+    if (pr.array().size() != 2) pr.fail("must be [lo, hi]");
+    const double lo = pr.at(size_t{0}).number(1e-300, 1e300), hi = pr.at(size_t{1}).number(1e-300, 1e300);
+    if (!(lo < hi)) pr.fail("must be [lo, hi] with lo < hi");
+    spec.params.push_back({name, unit, lo, hi});
+  }
+  const JsonNode fl = need(bn, "flags");
+  if (fl.array().size() != want.flags.size()) fl.fail("block \"" + want.name + "\" has " + std::to_string(want.flags.size()) + " flags");
+  for (size_t i = 0; i < want.flags.size(); ++i)
+    if (fl.at(i).str() != want.flags[i]) fl.at(i).fail("flag " + std::to_string(i) + " of block \"" + want.name + "\" is \"" + want.flags[i] + "\"");
+  spec.flags = want.flags;
+  Population pop;
+  pop.d = spec.params.size(), pop.f = spec.flags.size();
+  const JsonNode parts = need(bn, "particles"), ws = need(bn, "weights");
+  pop.n = parts.array().size();
+  if (pop.n == 0) parts.fail("must not be empty: a posterior has at least one particle");
+  if (ws.array().size() != pop.n) ws.fail("must have one weight per particle (" + std::to_string(pop.n) + ")");
+  double sum = 0;
+  for (size_t i = 0; i < pop.n; ++i) {
+    const JsonNode row = parts.at(i);
+    if (row.array().size() != pop.d + pop.f) row.fail("must have one value per parameter and flag (" + std::to_string(pop.d + pop.f) + ")");
+    for (size_t a = 0; a < pop.d; ++a) pop.u.push_back(std::log10(row.at(a).number(1e-300, 1e300)));
+    for (size_t a = 0; a < pop.f; ++a) pop.h.push_back(static_cast<int>(row.at(pop.d + a).integer(0, 1)));
+    pop.w.push_back(ws.at(i).number(0, 1));
+    sum += pop.w.back();
+  }
+  if (!(sum > 0)) ws.fail("are all zero: no particle can be drawn");
+  return pop;
+}
+
+}  // namespace
+
 PosteriorModel parse_posterior(const oj& doc, const std::string& source) {
   const JsonNode root(doc, source, "");
-  if (!root.has("schema") || root.at("schema").json() != "nvmesim.posterior/1")
+  if (!root.json().is_object() || !root.has("schema") || root.at("schema").json() != "nvmesim.posterior/1")
     root.fail("is not a posterior: \"schema\" must be \"nvmesim.posterior/1\" (written by nvmesim fit --out)");
   PosteriorModel p;
   p.source = source;
-  const JsonNode obs = root.at("observations");
-  p.link = obs.at("link").str();
-  for (const auto& [name, h] : obs.at("hosts").json().items()) {
-    SimHost s;
-    s.name = name;
-    s.host = {{"kernel", h.at("kernel")}, {"hz", h.at("hz")}, {"tick", h.at("tick")}, {"highres", h.at("highres")},
-              {"wakeup_latency", {{"dist", "lognormal"}, {"median", "20us"}, {"sigma", 0.5}}}, {"cpus", h.at("cpus")}};
-    s.io_queues = h.at("io_queues").get<int>();
-    p.hosts.push_back(s);
-  }
-  const JsonNode blocks = root.at("blocks");
+  const JsonNode obs = need(root, "observations");
+  p.link = need(obs, "link").choice(std::vector<std::pair<std::string, std::string>>{{"bare-metal", "bare-metal"}, {"vm-emulated", "vm-emulated"}});
+  const JsonNode hosts = need(obs, "hosts");
+  if (!hosts.json().is_object() || hosts.json().empty()) hosts.fail("must be a non-empty object of the observed hosts");
+  for (const auto& [name, h] : hosts.json().items()) p.hosts.push_back(read_posterior_host(hosts.at(name), name));
+  const std::vector<BlockSpec> want = block_specs(runs_of(obs));
+  const JsonNode blocks = need(root, "blocks");
+  std::vector<bool> seen(want.size(), false);
   for (size_t b = 0; b < blocks.array().size(); ++b) {
     const JsonNode bn = blocks.at(b);
+    const JsonNode nm = need(bn, "name");
+    size_t w = 0;
+    std::string known;
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (want[i].name == nm.str()) w = i + 1;
+      known += (i ? ", " : "") + want[i].name;
+    }
+    if (w == 0) nm.fail("\"" + nm.str() + "\" is not a block of this fit's runs (expected: " + known + ")");
+    if (seen[w - 1]) nm.fail("block \"" + nm.str() + "\" is given twice");
+    seen[w - 1] = true;
     BlockSpec spec;
-    spec.name = bn.at("name").str();
-    for (size_t i = 0; i < bn.at("parameters").array().size(); ++i) {
-      const JsonNode q = bn.at("parameters").at(i);
-      spec.params.push_back({q.at("name").str(), q.at("unit").str(), q.at("prior").at(size_t{0}).number(1e-300, 1e300),
-                             q.at("prior").at(size_t{1}).number(1e-300, 1e300)});
-    }
-    for (size_t i = 0; i < bn.at("flags").array().size(); ++i) spec.flags.push_back(bn.at("flags").at(i).str());
-    Population pop;
-    pop.d = spec.params.size(), pop.f = spec.flags.size();
-    const JsonNode parts = bn.at("particles"), ws = bn.at("weights");
-    pop.n = parts.array().size();
-    if (ws.array().size() != pop.n) ws.fail("must have one weight per particle");
-    for (size_t i = 0; i < pop.n; ++i) {
-      const JsonNode row = parts.at(i);
-      if (row.array().size() != pop.d + pop.f) row.fail("must have one value per parameter and flag");
-      for (size_t a = 0; a < pop.d; ++a) pop.u.push_back(std::log10(row.at(a).number(1e-300, 1e300)));
-      for (size_t a = 0; a < pop.f; ++a) pop.h.push_back(static_cast<int>(row.at(pop.d + a).integer(0, 1)));
-      pop.w.push_back(ws.at(i).number(0, 1));
-    }
+    p.pops.push_back(read_block(bn, want[w - 1], spec));
     p.specs.push_back(spec);
-    p.pops.push_back(pop);
   }
+  for (size_t i = 0; i < want.size(); ++i)
+    if (!seen[i]) blocks.fail("has no block \"" + want[i].name + "\": the runs in /observations/runs need it");
   return p;
 }
 

@@ -153,6 +153,15 @@ BlockSpec stage_spec(const std::string& block, const std::string& stage, double 
   return {block, {{stage + ".median", "s", lo, hi}, {stage + ".sigma", "", sig_lo, 1.5}}, {}};
 }
 
+BlockSpec mount_spec() {
+  return {"mount", {{"boot.other_initcalls.median", "s", 1e-4, 10.0}, {"boot.other_initcalls.sigma", "", 0.01, 1.5},
+                    {"boot.root_mount.median", "s", 1e-5, 10.0}, {"boot.root_mount.sigma", "", 0.01, 1.5}}, {}};
+}
+
+BlockSpec device_spec(bool split) {
+  return {"device", device_params(!split), {"handoff_enabled", "disable_immediate", "enable_immediate"}};
+}
+
 }  // namespace
 
 double fit_bandwidth_s(double y_s) { return std::max(5e-6, 0.01 * std::fabs(y_s)); }
@@ -189,7 +198,7 @@ bool splits_init_to_probe(const Observations& obs) {
 std::vector<FitBlock> make_blocks(const Observations& obs, ForwardModel& fm, const BlockSettings& s) {
   const bool split = splits_init_to_probe(obs);
   std::vector<FitBlock> out;
-  BlockSpec dev{"device", device_params(!split), {"handoff_enabled", "disable_immediate", "enable_immediate"}};
+  BlockSpec dev = device_spec(split);
   out.push_back({dev, device_evaluate(obs, fm, dev, split, s.device_trials, s.group), s.device_particles});
   if (split) {
     std::vector<CheapRun> rs;
@@ -219,11 +228,24 @@ std::vector<FitBlock> make_blocks(const Observations& obs, ForwardModel& fm, con
     if (!rs.empty()) out.push_back({b, cheap_evaluate(b, std::move(rs), m, s.cheap_trials), s.cheap_particles});
   };
   add(stage_spec("namespace_scan", "boot.namespace_scan", 1e-5, 1.0, 0.01), ns, false);
-  BlockSpec mb{"mount", {{"boot.other_initcalls.median", "s", 1e-4, 10.0}, {"boot.other_initcalls.sigma", "", 0.01, 1.5},
-                         {"boot.root_mount.median", "s", 1e-5, 10.0}, {"boot.root_mount.sigma", "", 0.01, 1.5}}, {}};
-  add(mb, mount, true);
+  add(mount_spec(), mount, true);
   add(stage_spec("vfs_root", "boot.vfs_root", 1e-6, 0.01, 0.01), vfs, false);
   add(stage_spec("init_exec", "boot.init_exec", 1e-5, 10.0, 0.01), ini, false);
+  return out;
+}
+
+std::vector<BlockSpec> block_specs(const std::vector<std::array<bool, kBootLines>>& runs) {
+  bool split = !runs.empty(), any[kBootLines] = {};
+  for (const auto& h : runs) {
+    split = split && h[static_cast<size_t>(BootLine::init)] && h[static_cast<size_t>(BootLine::pci)];
+    for (size_t k = 0; k < kBootLines; ++k) any[k] = any[k] || h[k];
+  }
+  std::vector<BlockSpec> out{device_spec(split)};
+  if (split) out.push_back(stage_spec("init_to_probe", "host.init_to_probe", 1e-5, 0.1, 0.05));
+  if (any[static_cast<size_t>(BootLine::part)]) out.push_back(stage_spec("namespace_scan", "boot.namespace_scan", 1e-5, 1.0, 0.01));
+  if (any[static_cast<size_t>(BootLine::mounted)]) out.push_back(mount_spec());
+  if (any[static_cast<size_t>(BootLine::vfs)]) out.push_back(stage_spec("vfs_root", "boot.vfs_root", 1e-6, 0.01, 0.01));
+  if (any[static_cast<size_t>(BootLine::run_init)]) out.push_back(stage_spec("init_exec", "boot.init_exec", 1e-5, 10.0, 0.01));
   return out;
 }
 

@@ -3,6 +3,7 @@
 // so each block of parameters has its own likelihood. The device block runs nvmesim (ForwardModel);
 // init_to_probe and the boot stages after the queues line are one or two lognormal stages each,
 // sampled here directly. Pure C++.
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ bool splits_init_to_probe(const Observations& obs);
 /// stage block whose lines are observed. `fm` must outlive the blocks. Throws InputError for boot
 /// lines out of the chain's order (e.g. a root mount line without the partition line).
 std::vector<FitBlock> make_blocks(const Observations& obs, ForwardModel& fm, const BlockSettings& s);
+
+/// The specs make_blocks builds for runs whose present lines are `runs` (LogRun::has each), in
+/// make_blocks' order: what a posterior of such runs must hold (nvmesim predict checks it).
+std::vector<BlockSpec> block_specs(const std::vector<std::array<bool, kBootLines>>& runs);
 
 /// The boot chain after the queues line: per stage medians and sigmas (seconds), as fitted.
 struct BootStages {

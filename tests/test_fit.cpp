@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/errors.hpp"
 #include "core/rng.hpp"
 #include "fit/fit.hpp"
 #include "fit/predict.hpp"
@@ -139,4 +140,137 @@ TEST_CASE("fit: simulation-based calibration of a boot-stage block (20 devices f
   INFO(covered << " of " << counted << " identified medians covered");
   CHECK(counted >= 14);
   CHECK(covered >= counted * 7 / 10);
+}
+
+// ---- predict validates the posterior file (parse_posterior) ----
+namespace {
+
+// A tiny hand-made posterior: one host "h" (5.6, HZ 250, 4 cpus, 2 I/O queues), one run with the
+// init and queues lines only, so the fit makes the device block alone (11 parameters with
+// init_to_probe, 3 flags); two particles of weight 0.5.
+nlohmann::ordered_json tiny_posterior() {
+  using oj = nlohmann::ordered_json;
+  const std::vector<std::string> names = {"disable_latency.median", "disable_latency.sigma", "enable_latency.median",
+                                          "enable_latency.sigma", "admin.identify.median", "admin.sigma",
+                                          "admin.set_features.median", "admin.create_queue.median",
+                                          "admin.create_queue.sigma", "host.init_to_probe.median", "host.init_to_probe.sigma"};
+  oj ps = oj::array(), row = oj::array();
+  for (const auto& n : names) {
+    const bool sigma = n.find("sigma") != std::string::npos;
+    ps.push_back({{"name", n}, {"unit", sigma ? "" : "s"}, {"prior", {sigma ? 0.05 : 1e-6, sigma ? 1.5 : 0.01}}});
+    row.push_back(sigma ? 0.5 : 1e-3);
+  }
+  for (int f = 0; f < 3; ++f) row.push_back(f == 0 ? 1 : 0);
+  oj dev = {{"name", "device"}, {"parameters", ps}, {"flags", {"handoff_enabled", "disable_immediate", "enable_immediate"}},
+            {"particles", {row, row}}, {"weights", {0.5, 0.5}}};
+  oj host = {{"kernel", "5.6"}, {"hz", 250}, {"tick", "nohz_idle"}, {"highres", true}, {"cpus", 4}, {"io_queues", 2}};
+  oj run = {{"host", "h"}, {"lines", {{"init", {{"line", 1}, {"ns", 0}}}, {"queues", {{"line", 2}, {"ns", 6369000}}}}}};
+  return {{"schema", "nvmesim.posterior/1"},
+          {"observations", {{"link", "bare-metal"}, {"hosts", {{"h", host}}}, {"runs", {run}}}},
+          {"blocks", {dev}}};
+}
+
+std::string posterior_error(const nlohmann::ordered_json& doc) {
+  try {
+    (void)parse_posterior(doc, "post.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("fit predict: a well-formed tiny posterior is read and drawn from", "[fit][posterior]") {
+  const PosteriorModel p = parse_posterior(tiny_posterior(), "post.json");
+  REQUIRE(p.pops.size() == 1);
+  CHECK(p.pops[0].n == 2);
+  CHECK(p.hosts.size() == 1);
+  CHECK(p.hosts[0].io_queues == 2);
+  const auto d = draw_posterior(p, 3, 1);
+  REQUIRE(d.size() == 3);
+  CHECK(d[0].at("enable_latency.median") == Approx(1e-3));
+}
+
+TEST_CASE("fit predict: a posterior with a block missing, repeated or unknown is refused at /blocks", "[fit][posterior]") {
+  auto doc = tiny_posterior();
+  doc["blocks"] = nlohmann::ordered_json::array();
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks: has no block \"device\""));
+  doc = tiny_posterior();
+  doc["blocks"].push_back(doc["blocks"][0]);
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks/1/name: block \"device\" is given twice"));
+  doc = tiny_posterior();
+  doc["blocks"].push_back(doc["blocks"][0]);
+  doc["blocks"][1]["name"] = "mount";   // no run has a mount line
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks/1/name: \"mount\" is not a block"));
+  doc = tiny_posterior();
+  doc.erase("blocks");
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /: needs \"blocks\""));
+}
+
+TEST_CASE("fit predict: posterior parameters must have the fit's names and units", "[fit][posterior]") {
+  auto doc = tiny_posterior();
+  doc["blocks"][0]["parameters"][2]["name"] = "enable_latency.mean";
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks/0/parameters/2/name:"));
+  doc = tiny_posterior();
+  doc["blocks"][0]["parameters"][0]["unit"] = "ms";
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks/0/parameters/0/unit:"));
+  doc = tiny_posterior();
+  doc["blocks"][0]["parameters"].erase(10);
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks/0/parameters:"));
+  doc = tiny_posterior();
+  doc["blocks"][0]["flags"][1] = "enable_immediate";
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks/0/flags/1:"));
+}
+
+TEST_CASE("fit predict: posterior particles non-empty, rows full, weights >= 0 and not all zero", "[fit][posterior]") {
+  auto doc = tiny_posterior();
+  doc["blocks"][0]["particles"] = nlohmann::ordered_json::array();
+  doc["blocks"][0]["weights"] = nlohmann::ordered_json::array();
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks/0/particles: must not be empty"));
+  doc = tiny_posterior();
+  doc["blocks"][0]["particles"][1].erase(13);
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks/0/particles/1: must have one value per parameter"));
+  doc = tiny_posterior();
+  doc["blocks"][0]["weights"] = {0.0, 0.0};
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks/0/weights: are all zero"));
+  doc = tiny_posterior();
+  doc["blocks"][0]["weights"] = {-0.5, 1.5};
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks/0/weights/0:"));
+  doc = tiny_posterior();
+  doc["blocks"][0]["weights"] = {0.5};
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /blocks/0/weights: must have one weight per particle"));
+}
+
+TEST_CASE("fit predict: posterior hosts are checked as the observation reader checks them", "[fit][posterior]") {
+  auto doc = tiny_posterior();
+  doc["observations"]["hosts"] = nlohmann::ordered_json::object();
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /observations/hosts: must be a non-empty object"));
+  doc = tiny_posterior();
+  doc["observations"]["hosts"]["h"]["kernel"] = "1.2";
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /observations/hosts/h/kernel:"));
+  doc = tiny_posterior();
+  doc["observations"]["hosts"]["h"]["hz"] = 123;
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /observations/hosts/h/hz: 123 is not a CONFIG_HZ"));
+  // 2^32 + 2 = 4294967298 would wrap to 2 in an int: refused, not read as 2 queues.
+  doc = tiny_posterior();
+  doc["observations"]["hosts"]["h"]["io_queues"] = 4294967298LL;
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /observations/hosts/h/io_queues: must be from 0 to 4"));
+  doc = tiny_posterior();
+  doc["observations"]["hosts"]["h"]["io_queues"] = 5;   // more than its 4 cpus
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /observations/hosts/h/io_queues: must be from 0 to 4"));
+  doc = tiny_posterior();
+  doc["observations"]["hosts"]["h"].erase("cpus");
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /observations/hosts/h: needs \"cpus\""));
+}
+
+TEST_CASE("fit predict CLI: a posterior with an empty particle list exits 2 naming the pointer", "[fit][posterior]") {
+  auto doc = tiny_posterior();
+  doc["blocks"][0]["particles"] = nlohmann::ordered_json::array();
+  doc["blocks"][0]["weights"] = nlohmann::ordered_json::array();
+  const std::string path = "/tmp/nvmesim-test-post-empty.json";
+  nvmesim::test::spit(path, doc.dump());
+  const auto r = nvmesim::test::run_capture("predict " + path + " --kernel 5.7 --draws 10 --trials 1");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(path + ": /blocks/0/particles: must not be empty"));
 }
