@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs an nvmesim sweep as N shards with GNU parallel (apt-get install parallel; scripts/setup.sh
+# Runs an nvmesim sweep as N shards with GNU parallel (apt-get install parallel; scripts/setup.sh --tests
 # installs it), then merges the shard folders. On one machine, or on several with -S (GNU
 # parallel's ssh logins; the machines need nvmesim at the same path and OUTDIR on a shared file
 # system). Every shard runs with --resume, so running the script again after a kill, a lost host
