@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -105,6 +106,25 @@ RunOptions run_options(const po::variables_map& vm) {
 // A trial selection that selects nothing is an error, never an empty or missing output
 // (issue 10 item 8): --trace-trials/--dmesg-trials without their output, or selecting no trial
 // of 0 .. trials-1; --detail-trials N > 0 without a .json timeline (--out F.json) to put them in.
+// The outputs and the scenario are different files: two outputs at one path would leave only
+// the one renamed last, and an output at the scenario's path would replace the input. Exit 2.
+void check_distinct_paths(const RunOptions& ro, const std::string& scenario) {
+  namespace fs = std::filesystem;
+  const std::pair<const char*, const std::string*> paths[] = {
+      {"the scenario", &scenario}, {"--out", &ro.out_path}, {"--trace", &ro.trace_path},
+      {"--vcd", &ro.vcd_path}, {"--dmesg", &ro.dmesg_path}};
+  auto key = [](const std::string& p) {
+    std::error_code ec;
+    const fs::path c = fs::weakly_canonical(fs::absolute(p), ec);
+    return ec ? fs::absolute(p).lexically_normal() : c;
+  };
+  for (size_t i = 0; i < std::size(paths); ++i)
+    for (size_t j = i + 1; j < std::size(paths); ++j)
+      if (!paths[i].second->empty() && !paths[j].second->empty() && key(*paths[i].second) == key(*paths[j].second))
+        throw InputError(std::string(paths[j].first) + " " + *paths[j].second + ": the same file as " + paths[i].first +
+                         " (" + *paths[i].second + "); give each output a path of its own");
+}
+
 void check_selections(const po::variables_map& vm, const RunOptions& ro, uint64_t trials) {
   const std::string range = trials == 1 ? "trial 0" : "trials 0-" + std::to_string(trials - 1);
   auto check = [&](const char* opt, const char* out, bool has_out, const TrialSelection& sel) {
@@ -148,6 +168,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   for (const std::string& w : sc.warnings) err << "nvmesim: warning: " << w << "\n";
   const RunOptions ro = run_options(vm);
   check_selections(vm, ro, sc.trials);
+  check_distinct_paths(ro, files.empty() ? std::string() : files[0]);
   StopSignals stop_signals;  // SIGINT/SIGTERM stop between trials: exit 130/143, no partial file
   const RunReport rep = run_scenario(sc, ro);
   if (stop_requested()) throw Interrupted(stop_signal());  // after the last trial: output complete

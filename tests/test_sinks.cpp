@@ -190,3 +190,23 @@ TEST_CASE("run --out x.csv: one row per trial, the same times as the timeline", 
   CHECK(slurp((d / "t.txt").string()) == slurp(csv));
   fs::remove_all(d);
 }
+
+TEST_CASE("run: two outputs at one path, or an output at the scenario's path, are refused before the run", "[sinks][process]") {
+  namespace fs = std::filesystem;
+  const fs::path d = fs::current_path() / "sinks_same_path";
+  fs::remove_all(d);
+  fs::create_directories(d);
+  const std::string dir = d.string();
+  // --out and --trace at one file: only the last renamed would survive, silently. Exit 2, nothing written.
+  auto r = nvmesim::test::run_capture("run -q --trials 2 --out x.json --trace ./x.json", "cd '" + dir + "' && ");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--trace ./x.json: the same file as --out (x.json)"));
+  CHECK(!fs::exists(d / "x.json"));
+  // --out at the scenario's own path would replace the input.
+  fs::copy_file(std::string(NVMESIM_SOURCE_DIR) + "/scenarios/reload-32q.json", d / "in.json");
+  const auto before = fs::file_size(d / "in.json");
+  r = nvmesim::test::run_capture("run -q --trials 2 in.json --out in.json", "cd '" + dir + "' && ");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--out in.json: the same file as the scenario (in.json)"));
+  CHECK(fs::file_size(d / "in.json") == before);
+}
