@@ -105,7 +105,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
     }
     show_progress(progress, ++done, total, req.variant->name);
   };
-  sc_core::sc_start();
+  run_systemc();
   check_run_ended(sc, system, done, total);
   report.paired = stats.paired(sc);
   sinks.commit(report);

@@ -3,6 +3,19 @@
 #include <cstdlib>
 #include <iostream>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NVMESIM_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(NVMESIM_ASAN)
+#define NVMESIM_ASAN 1
+#endif
+#ifdef NVMESIM_ASAN
+#include <pthread.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 #include "host/registry.hpp"
 
 namespace nvmesim {
@@ -23,6 +36,22 @@ void init_systemc() {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   sc_core::sc_report_handler::set_handler(report_handler);
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+}
+
+void run_systemc() {
+  sc_core::sc_start();
+#ifdef NVMESIM_ASAN
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+  void* stack_low = nullptr;
+  size_t stack_bytes = 0;
+  const int got = pthread_attr_getstack(&attr, &stack_low, &stack_bytes);
+  pthread_attr_destroy(&attr);
+  if (got != 0) return;
+  void* fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(&fake_stack, stack_low, stack_bytes);
+  __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
+#endif
 }
 
 nvme_system::nvme_system(sc_core::sc_module_name name, size_t n_controllers) : sc_module(name) {

@@ -74,4 +74,14 @@ class nvme_system : public sc_core::sc_module {
 /// (stdout stays machine-readable). Call once, before any SystemC object exists.
 void init_systemc();
 
+/// Runs sc_core::sc_start() to the end of the simulation, then, in AddressSanitizer builds, tells
+/// ASan again which stack the calling thread is on. Debian's SystemC 2.3.4 annotates its
+/// QuickThreads coroutine switches (__sanitizer_start/finish_switch_fiber) but leaves the main
+/// thread's recorded stack bounds pointing into a coroutine stack after the last switch back, so
+/// the next exception thrown on the main stack (an Interrupted on SIGINT, an InputError on a
+/// trial limit) skipped __asan_handle_no_return's unpoisoning and later frames reported a false
+/// stack-buffer-overflow. A no-op fiber switch onto this thread's own stack (pthread_getattr_np)
+/// restores the bounds. Without ASan this is just sc_start().
+void run_systemc();
+
 }  // namespace nvmesim
