@@ -1,5 +1,5 @@
 // The controller's registers as data: the BAR0 table (NVMe Base 2.x section 3.1.4, summary in
-// shared/reference/nvme-registers.md) and the PCI function's configuration-space table (PCI
+// docs/nvme-registers.md) and the PCI function's configuration-space table (PCI
 // Express Base 6.0 chapter 7), their hooks, and the one reset routine, run per reset kind, that
 // restores what the tables say each kind restores.
 #include <iterator>

@@ -1,6 +1,6 @@
 #pragma once
 // NVMe controller registers (PCIe transport, BAR0), as named in the NVM Express Base Specification
-// 2.x, section 3.1.4 "Controller Properties" (summary: shared/reference/nvme-registers.md).
+// 2.x, section 3.1.4 "Controller Properties" (summary: docs/nvme-registers.md).
 // Header-only, no SystemC: the host model and the controller model both use it, exactly as a
 // driver and a device both use the specification.
 #include <cstdint>

@@ -13,7 +13,7 @@
 namespace nvmesim {
 
 /// The line the kernel prints for driver init with initcall_debug, as in the AWS case logs
-/// (shared/cases): the symbol size is that of the logged 5.6/5.7 build; the model's driver init
+/// (tests/data/shared/cases): the symbol size is that of the logged 5.6/5.7 build; the model's driver init
 /// takes no time, hence "after 0 usecs".
 inline constexpr const char* kDmesgInitLine = "initcall nvme_init+0x0/0x5b returned 0 after 0 usecs";
 
