@@ -52,7 +52,7 @@ void VariantStats::add(const TrialRequest& req, const TrialResult& res) {
 
 RanSettings ran_settings(const Variant& v) {
   const KernelProfile& p = v.host.profile;
-  return RanSettings{v.host.kernel.to_string(), p.first == p.last ? p.first : p.first + "-" + p.last,
+  return RanSettings{v.host.kernel.to_string(), v.host.kernel.mainline(), p.first == p.last ? p.first : p.first + "-" + p.last,
                      p.poll.to_string(), v.host.timers.hz};
 }
 

@@ -1,7 +1,6 @@
 #include "fit/observations.hpp"
 
 #include <fstream>
-#include <regex>
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
@@ -41,13 +40,13 @@ std::string text_or_path(const JsonNode& n, const std::string& dir, std::string&
   return out;
 }
 
-// "5.4.0-1045-aws" -> "5.4".
+// "5.4.0-1045-aws" -> "5.4" (the one parser of kernel versions, host/linux/kernel_profile.hpp).
 std::string release_of_uname(const JsonNode& n) {
-  static const std::regex rx(R"(^([0-9]+)\.([0-9]+)([.-].*)?$)");
-  std::smatch m;
-  const std::string s = n.str();
-  if (!std::regex_match(s, m, rx)) n.fail("\"" + s + "\" is not a `uname -r` release (MAJOR.MINOR...)");
-  return m[1].str() + "." + m[2].str();
+  try {
+    return KernelVersion::parse(n.str()).mainline();
+  } catch (const std::invalid_argument& e) {
+    n.fail(e.what());
+  }
 }
 
 ObsHost read_host(const JsonNode& n, const std::string& name) {

@@ -14,7 +14,8 @@ namespace nvmesim {
 /// What a variant actually ran, resolved from its scenario (issue 10 item 5): a variant named
 /// "5.7" that ran 6.6 shows 6.6 here.
 struct RanSettings {
-  std::string kernel;      ///< host.kernel as resolved, e.g. "6.6" or "6.1.90"
+  std::string kernel;      ///< host.kernel as resolved, e.g. "6.6", "6.1.90" or "5.4.0-150-generic"
+  std::string mainline;    ///< its mainline part ("5.4"), which selected the profile row
   std::string profile;     ///< the release table's row holding it, "FIRST-LAST" ("6.6-6.11"), or FIRST alone
   std::string poll_sleep;  ///< the sleep between CSTS reads after host.overrides, e.g. "usleep_range(1000, 2000)"
   int hz = 0;              ///< CONFIG_HZ (host.hz)

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "core/version.hpp"
 
@@ -37,12 +39,14 @@ std::string variant_row(const VariantReport& v, int w) {
   const Summary& p = v.probe_ms;
   const Summary& f = v.time_to_failure_ms;
   const auto [sleeps, polls] = wait_means(v);
+  // A distribution kernel shows its mainline part, starred; the footnote under the table names it.
+  const std::string kernel = v.ran.kernel == v.ran.mainline ? v.ran.kernel : v.ran.mainline + "*";
   char line[640];
   std::snprintf(line, sizeof line, "%-*s %8llu %8llu %10s %10s %10s %10s %10s %10s %8.2f %8.2f  %-8s %-10s %5d  %s\n", w,
                 v.name.c_str(), static_cast<unsigned long long>(v.status_counts[static_cast<size_t>(ProbeStatus::ok)]),
                 static_cast<unsigned long long>(failed_trials(v.status_counts)), ms_or(p, p.p50, "n/a").c_str(),
                 ms_or(p, p.p90, "n/a").c_str(), ms_or(p, p.p99, "n/a").c_str(), ms_or(p, p.mean, "n/a").c_str(),
-                ms_or(f, f.p50, "-").c_str(), ms_or(f, f.max, "-").c_str(), sleeps, polls, v.ran.kernel.c_str(),
+                ms_or(f, f.p50, "-").c_str(), ms_or(f, f.max, "-").c_str(), sleeps, polls, kernel.c_str(),
                 v.ran.profile.c_str(), v.ran.hz, v.ran.poll_sleep.c_str());
   return line;
 }
@@ -80,6 +84,13 @@ void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
         " delta: the probe, over the trials whose probes succeeded in both; sleeps and polls: mean\n"
         " per trial over every trial in the disable and enable waits; kernel, profile (its row of\n"
         " `nvmesim profiles`), HZ and poll sleep: what the variant ran, after host.overrides)\n";
+  std::vector<std::string> distribution;
+  for (const auto& v : rep.variants)
+    if (v.ran.kernel != v.ran.mainline && std::find(distribution.begin(), distribution.end(), v.ran.kernel) == distribution.end()) {
+      distribution.push_back(v.ran.kernel);
+      os << "(" << v.ran.mainline << "*: host.kernel \"" << v.ran.kernel << "\", a distribution kernel run as mainline "
+         << v.ran.mainline << "; its backports are not known, host.overrides describes them)\n";
+    }
   for (const auto& v : rep.variants) {
     for (auto [what, sm] : {std::pair{"first usable namespace", &v.namespace_ms},
                             std::pair{"critical path", &v.critical_path_ms}, std::pair{"workload", &v.workload_ms}}) {

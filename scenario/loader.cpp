@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/json_text.hpp"
 #include "scenario/loader_parts.hpp"
@@ -14,6 +16,21 @@ using scenario_detail::read_document;
 using scenario_detail::read_variants;
 
 namespace {
+
+// One warning per distinct distribution kernel (issue 10 item 6): its mainline part selected the
+// row, and what the distribution backported is not modelled unless host.overrides says so.
+void warn_distribution_kernels(Scenario& sc) {
+  std::vector<std::string> seen;
+  for (const Variant& v : sc.variants) {
+    const KernelVersion& k = v.host.kernel;
+    if (k.uname_r.empty() || std::find(seen.begin(), seen.end(), k.uname_r) != seen.end()) continue;
+    seen.push_back(k.uname_r);
+    const KernelProfile& p = v.host.profile;
+    sc.warnings.push_back(sc.source + ": host.kernel \"" + k.uname_r + "\" is a distribution kernel: it runs as mainline " +
+                          k.mainline() + " (profile " + (p.first == p.last ? p.first : p.first + "-" + p.last) +
+                          "); the distribution's backports are not known, describe them with host.overrides");
+  }
+}
 
 // The scenario from its document with the options applied, errors not yet attributed to --set.
 Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptions& options) {
@@ -39,6 +56,7 @@ Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptio
     scenario_detail::check_sets_reach_a_variant(root, options.sets);
   }
   check_simulated_time_budget(sc, doc);
+  warn_distribution_kernels(sc);
   sc.resolved = doc;
   return sc;
 }

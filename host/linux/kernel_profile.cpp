@@ -12,7 +12,12 @@ KernelVersion KernelVersion::parse(std::string_view text) {
   size_t n = 0, i = 0;
   auto fail = [&]() {
     throw std::invalid_argument("kernel version \"" + std::string(text) +
-                                "\" is not of the form \"MAJOR.MINOR\" or \"MAJOR.MINOR.PATCH\" (e.g. \"5.7\", \"6.6.30\")");
+                                "\" is not of the form \"MAJOR.MINOR\" or \"MAJOR.MINOR.PATCH\" (e.g. \"5.7\", \"6.6.30\"), "
+                                "optionally followed by a distribution's suffix as `uname -r` prints it "
+                                "(\"5.4.0-150-generic\", \"6.6.13+deb12-amd64\")");
+  };
+  auto suffix_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '~' || c == '-';
   };
   while (n < 3) {
     size_t start = i;
@@ -25,14 +30,21 @@ KernelVersion KernelVersion::parse(std::string_view text) {
     if (i == start) fail();
     *parts[n++] = value;
     if (i == text.size()) break;
-    if (text[i] != '.') fail();
+    if (n >= 2 && (text[i] == '-' || text[i] == '+' || text[i] == '~')) break;  // a distribution suffix
+    if (text[i] != '.' || n == 3) fail();  // "5.4.0." and "5.4.0.1" are not versions
     ++i;
   }
-  if (n < 2 || i != text.size()) fail();
+  if (n < 2) fail();
+  if (i != text.size()) {
+    if (text[i] != '-' && text[i] != '+' && text[i] != '~') fail();
+    const std::string_view suffix = text.substr(i + 1);
+    if (suffix.empty() || suffix.size() > 64 || !std::all_of(suffix.begin(), suffix.end(), suffix_char)) fail();
+    v.uname_r = std::string(text);
+  }
   return v;
 }
 
-std::string KernelVersion::to_string() const {
+std::string KernelVersion::mainline() const {
   return std::to_string(major) + "." + std::to_string(minor) + (patch ? "." + std::to_string(patch) : "");
 }
 

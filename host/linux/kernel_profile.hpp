@@ -13,14 +13,23 @@
 
 namespace nvmesim {
 
-/// A Linux version "major.minor" or "major.minor.patch".
+/// A Linux version: mainline "major.minor" or "major.minor.patch", or a distribution's `uname -r`
+/// ("5.4.0-150-generic", "6.6.13+deb12-amd64", "5.15.0-1051-aws"), whose mainline part selects the
+/// profile row. A distribution's backports are not known to the model (host.overrides covers them).
 struct KernelVersion {
   int major = 0, minor = 0, patch = 0;
-  /// Parses "5.7" or "5.7.12". Throws std::invalid_argument naming the allowed form.
+  /// The whole `uname -r` text when it has a distribution suffix after the mainline part, else "".
+  std::string uname_r;
+  /// Parses "5.7", "5.7.12" or "5.7.12" followed by a distribution suffix: '-', '+' or '~' and 1 to
+  /// 64 characters of [A-Za-z0-9._+~-]. Each number is at most 9999. Throws std::invalid_argument
+  /// naming the allowed forms.
   static KernelVersion parse(std::string_view text);
-  /// Orders by (major, minor); the patch level does not select a profile.
+  /// Orders by (major, minor); the patch level and the suffix do not select a profile.
   int release_key() const { return major * 1000 + minor; }
-  std::string to_string() const;
+  /// "5.7", "5.7.12" (a patch level of 0 is not printed).
+  std::string mainline() const;
+  /// The text as given for a distribution kernel, else mainline().
+  std::string to_string() const { return uname_r.empty() ? mainline() : uname_r; }
 };
 
 /// How the readiness deadline is computed from a timeout TO in 500 ms units
