@@ -280,3 +280,32 @@ TEST_CASE("a sweep writes the sinks of run per point: --trace, --vcd, --dmesg (i
   for (const char* d : {"to-d", "to-r", "to-n"}) remove_tree(d);
   std::remove(sweep.c_str());
 }
+
+TEST_CASE("sweep points over an empirical base are checked as with all its samples (issue 16 item 7)", "[sweep]") {
+  // The points are checked against the base with each untouched empirical list cut to its
+  // smallest and largest sample. The time budget needs trials x (init_to_probe's smallest sample
+  // + the shortest enable latency, 1 ms) <= 2^63 ps = 9223372.04 s: with the smallest sample
+  // 800 s, 10000 trials need 8000010 s (allowed) and 12000 trials 9600012 s (refused). Were the
+  // first (2000 s) or the largest (3000 s) sample kept, 10000 trials would be refused too.
+  const std::string head = R"({"schema": "nvmesim.sweep/1", "scenario": {"schema": "nvmesim.scenario/1",
+    "host": {"kernel": "5.7", "init_to_probe": {"dist": "empirical", "samples": ["2000s", "800s", "3000s", "1000s"]}},
+    "controllers": [{"enable_latency": "1ms"}]}, "grid": {"/trials": )";
+  const nvmesim::Sweep ok = nvmesim::load_sweep_text(head + "[1, 10000]}}", "e.json");
+  CHECK(ok.points.size() == 2);
+  CHECK(ok.base["host"]["init_to_probe"]["samples"].size() == 4);  // the sweep keeps every sample
+  try {
+    (void)nvmesim::load_sweep_text(head + "[1, 10000, 12000]}}", "e.json");
+    FAIL("12000 trials of at least 800 s were accepted");
+  } catch (const nvmesim::InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::StartsWith("e.json: /grid/~1trials/2: 12000 trials x 1 variant need at least 9600012 s"));
+  }
+  // An axis inside the samples: they are checked in full, at the axis value.
+  try {
+    (void)nvmesim::load_sweep_text(R"({"schema": "nvmesim.sweep/1", "scenario": {"schema": "nvmesim.scenario/1",
+      "host": {"kernel": "5.7", "init_to_probe": {"dist": "empirical", "samples": ["1ms", "2ms", "3ms"]}},
+      "controllers": [{}]}, "grid": {"/host/init_to_probe/samples/1": ["4ms", "-1ms"]}})", "f.json");
+    FAIL("a negative sample was accepted");
+  } catch (const nvmesim::InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::StartsWith("f.json: /grid/~1host~1init_to_probe~1samples~11/1: "));
+  }
+}
