@@ -6,22 +6,57 @@
 #include "cli/file_kind.hpp"
 #include "cli/options.hpp"
 #include "core/errors.hpp"
+#include "core/trial_selection.hpp"
 #include "sweep/run.hpp"
 #include "sweep/sweep.hpp"
 
 namespace po = boost::program_options;
+using ojson = nlohmann::ordered_json;
 
 namespace nvmesim {
+
+namespace {
+
+// --trace, --vcd, --dmesg and their trial selections (the options of `run`, issue 12): checked here
+// as `run` checks them, for every point, so that no point fails on them. Throws InputError.
+SweepOutputs sweep_outputs(const po::variables_map& vm, const Sweep& sw) {
+  SweepOutputs o;
+  o.trace = vm.count("trace") > 0;
+  o.vcd = vm.count("vcd") > 0;
+  o.dmesg = vm.count("dmesg") > 0;
+  auto check = [&](const char* opt, const char* out, bool has_out, std::string& text) {
+    text = vm[opt].as<std::string>();
+    const TrialSelection sel = TrialSelection::parse(text, std::string("--") + opt);
+    if (vm[opt].defaulted()) return;
+    if (!has_out)
+      throw InputError(std::string("--") + opt + " " + text + ": selects trials for --" + out +
+                       ", which is not given; add --" + out + " or leave --" + opt + " out");
+    for (const auto& p : sw.points) {
+      const ojson& t = p.parameters.contains("/trials") ? p.parameters["/trials"] : ojson(sw.trials);
+      const uint64_t trials = t.is_number_unsigned() ? t.get<uint64_t>() : sw.trials;
+      if (!sel.any_below(trials))
+        throw InputError(std::string("--") + opt + " " + text + ": selects no trial of point " + std::to_string(p.index) +
+                         " (" + std::to_string(trials) + " per variant); nothing would be written to its --" + out);
+    }
+  };
+  check("trace-trials", "trace", o.trace, o.trace_trials);
+  check("dmesg-trials", "dmesg", o.dmesg, o.dmesg_trials);
+  return o;
+}
+
+}  // namespace
 
 int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts(
       "Usage: nvmesim sweep SWEEP.json --out DIR [options]\n\n"
       "Runs every point of a sweep (nvmesim.sweep/1: a base scenario and axes over JSON pointers), each\n"
       "in a worker process of its own (`nvmesim run` on the point's scenario), and writes\n"
-      "DIR/points/<id>.jsonl per point and DIR/manifest.json, each atomically. A point that fails or\n"
+      "DIR/points/<id>.jsonl per point (with --trace, --vcd, --dmesg also <id>.trace.json, <id>.vcd,\n"
+      "<id>.dmesg) and DIR/manifest.json, each atomically. A point that fails or\n"
       "crashes is recorded with its error and the others go on. SIGINT/SIGTERM stop cleanly: complete\n"
       "points stay, partial outputs are removed; --resume continues. Combine folders with 'nvmesim merge'.\n\n"
-      "Exit status: 0 every point done, 1 some points failed, 2 bad usage or input, 3 I/O failure,\n"
+      "Exit status: 0 every point done, 1 some points failed, 2 bad usage or input, 3 I/O failure (the\n"
+      "sweep stops at the first; --resume continues),\n"
       "130/143 stopped by SIGINT/SIGTERM.\n\nOptions");
   opts.add_options()
       ("help,h", "this help")
@@ -29,6 +64,13 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
       ("jobs,j", po::value<int64_t>(), "worker processes, 1 to 1024 (default: the usable CPUs)")
       ("shard", po::value<std::string>(), "K/N: run only the points whose index modulo N is K (0 <= K < N)")
       ("resume", "keep the complete points already in DIR and run the rest (after a kill, a stop or failures)")
+      ("trace", "also write DIR/points/<id>.trace.json per point: the Chrome trace of 'run --trace'")
+      ("trace-trials", po::value<std::string>()->default_value("0")->value_name("SEL"),
+       "trials of each variant in --trace: all, none, or a list such as 0,3,10-19")
+      ("vcd", "also write DIR/points/<id>.vcd per point: the VCD waveform of 'run --vcd'")
+      ("dmesg", "also write DIR/points/<id>.dmesg per point: the kernel log of 'run --dmesg'")
+      ("dmesg-trials", po::value<std::string>()->default_value("all")->value_name("SEL"),
+       "trials of each variant in --dmesg: all, none, or a list such as 0-9")
       ("list", "print the points of the shard (index, id, parameters) as JSON Lines on stdout; run nothing")
       ("quiet,q", "no progress and no summary line on stderr");
   const auto vm = parse_command(args, opts, "sweep");
@@ -68,6 +110,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     ro.sweep_file = abs;
     std::free(abs);
   }
+  ro.outputs = sweep_outputs(vm, sw);
   ro.resume = vm.count("resume") > 0;
   ro.quiet = vm.count("quiet") > 0;
   return run_sweep(sw, ro, err);

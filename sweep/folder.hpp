@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sweep/run.hpp"
 #include "sweep/sweep.hpp"
 
 namespace nvmesim::sweep_detail {
@@ -24,11 +25,18 @@ std::vector<std::string> list_dir(const std::string& path);
 /// At most `max_bytes` of the file at `path`; empty when it cannot be read.
 std::string read_small_file(const std::string& path, size_t max_bytes);
 
-/// What DIR/points/<id>.jsonl holds.
+/// The names in DIR/points of point `id`'s outputs besides its .jsonl (sweep/outputs.cpp).
+std::vector<std::string> extra_output_names(const SweepOutputs& o, const std::string& id);
+/// The options of `nvmesim run` (started in DIR/.work) that write those outputs.
+std::vector<std::string> worker_output_args(const SweepOutputs& o, const std::string& id);
+
+/// What DIR/points/<id>.jsonl holds (sweep/point_file.cpp).
 enum class FileState { missing, complete, incomplete, other_scenario };
 
-/// Checks a point file: complete when its header holds `scenario` and this tool's version, and its
-/// last line is the summary record (then `summary` receives it).
+/// Checks a point file: complete when its header holds `scenario` and this tool's version, its
+/// last line is the summary record (then `summary` receives it), and between them are exactly the
+/// trial lines that summary counts, variant by variant, trial 0 first. Lines are read in blocks
+/// of at most 64 MiB each.
 FileState read_point_file(const std::string& path, const nlohmann::ordered_json& scenario,
                           nlohmann::ordered_json& summary);
 
@@ -55,18 +63,28 @@ struct SweepDirs {
 int lock_dir(const std::string& dir);
 
 /// Existing results are refused without `resume`; with it, they must be this sweep's, of the same
-/// shard (InputError otherwise). Then removes what an interrupted run (SIGKILL, power loss) left:
-/// partial outputs and worker files.
-void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool resume);
+/// shard (InputError otherwise). A folder without a manifest is then claimed: DIR/manifest.json
+/// (every point pending, the run record `run`) is written before DIR/points and DIR/.work are
+/// made. Then removes what an interrupted run of this sweep (SIGKILL, power loss) left, by name
+/// only: ".<id>.jsonl.tmp.<pid>.<n>" in DIR/points and "<id>.json", "<id>.stderr" in DIR/.work,
+/// for the sweep's point ids; other files in DIR/points stay, and another file in DIR/.work is
+/// an InputError (nothing removed).
+void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool resume, const nlohmann::ordered_json& run,
+                 const SweepOutputs& outputs);
+
+/// Every point of `shard`, pending.
+std::vector<PointState> pending_states(const Sweep& sw, const Shard& shard);
 
 /// The points of `shard`; those complete in DIR (from an earlier run) are done, incomplete point
 /// files are removed. `skipped` receives the number done. Throws InputError when a point file
 /// holds another scenario.
-std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, size_t& skipped);
+std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, const SweepOutputs& outputs,
+                                     size_t& skipped);
 
 /// Writes DIR/manifest.json atomically: the sweep, the shard, the run record `run` (member "run":
 /// sweep_run_record of sweep/origin.hpp) and every point of the shard with its state.
 void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard, const nlohmann::ordered_json& run,
+                    const SweepOutputs& outputs,
                     const std::vector<PointState>& states);
 
 /// Checks a manifest read back from `path` (sweep/manifest_check.cpp): the schema, the sweep's id,
@@ -77,6 +95,7 @@ void check_manifest(const nlohmann::ordered_json& m, const std::string& path);
 
 /// When DIR holds a manifest, it must be this sweep's (same id) and of the same shard; throws
 /// InputError otherwise.
-void check_manifest_matches(const std::string& manifest_path, const Sweep& sw, const Shard& shard);
+void check_manifest_matches(const std::string& manifest_path, const Sweep& sw, const Shard& shard,
+                            const SweepOutputs& outputs);
 
 }  // namespace nvmesim::sweep_detail

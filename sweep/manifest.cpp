@@ -2,6 +2,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -59,33 +60,6 @@ std::string read_small_file(const std::string& path, size_t max_bytes) {
 
 namespace {
 
-/// The last line of a file (without its newline), read backwards so that a large file costs
-/// little. Empty when the file does not end with a newline (then it is not complete).
-std::string last_line(std::ifstream& in) {
-  in.clear();
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size <= 0) return {};
-  char c = 0;
-  in.seekg(size - 1);
-  in.get(c);
-  if (c != '\n') return {};
-  std::string tail;
-  std::streamoff pos = size - 1;
-  const std::streamoff chunk = 65536;
-  while (pos > 0) {
-    const std::streamoff start = std::max<std::streamoff>(0, pos - chunk);
-    std::string buf(static_cast<size_t>(pos - start), '\0');
-    in.seekg(start);
-    in.read(&buf[0], static_cast<std::streamsize>(buf.size()));
-    tail.insert(0, buf);
-    const size_t nl = tail.rfind('\n');
-    if (nl != std::string::npos) return tail.substr(nl + 1);
-    pos = start;
-  }
-  return tail;
-}
-
 ojson sweep_json(const Sweep& sw) {
   ojson s;
   s["name"] = sw.name;
@@ -124,52 +98,17 @@ ojson point_json(const PointState& st, bool with_file) {
 
 }  // namespace
 
-FileState read_point_file(const std::string& path, const ojson& scenario, ojson& summary) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return FileState::missing;
-  // The header line holds the resolved scenario (at most the 16 MiB of an input file, as JSON):
-  // a first line longer than kMaxHeaderBytes is no header of ours, and is not read whole (issue 16
-  // item 11: a 1.5 GB file without a newline took 2.1 GB on --resume).
-  constexpr size_t kMaxHeaderBytes = size_t{64} << 20;
-  std::string first;
-  for (char buf[65536];;) {
-    in.getline(buf, sizeof buf);
-    const size_t got = static_cast<size_t>(in.gcount());
-    if (in.good()) {  // the rest of the line and its newline (counted by gcount, not stored)
-      first.append(buf, got - 1);
-      break;
-    }
-    if (in.eof() || got != sizeof buf - 1) return FileState::incomplete;  // no newline: not complete
-    first.append(buf, got);  // the buffer filled before the newline: read on
-    if (first.size() > kMaxHeaderBytes) return FileState::incomplete;
-    in.clear();
-  }
-  try {
-    const ojson h = ojson::parse(first);
-    if (!h.is_object() || h.value("record", "") != "header" || !h.contains("scenario")) return FileState::incomplete;
-    if (h["scenario"] != scenario) return FileState::other_scenario;
-    if (h.value("tool", ojson()) != tool_json()) return FileState::incomplete;  // another version: run again
-    const std::string last = last_line(in);
-    if (last.empty()) return FileState::incomplete;
-    ojson s = ojson::parse(last);
-    if (!s.is_object() || s.value("record", "") != "summary" || !s.contains("variants")) return FileState::incomplete;
-    summary = std::move(s);
-    return FileState::complete;
-  } catch (const std::exception&) {
-    return FileState::incomplete;
-  }
-}
-
 // ---- manifest -----------------------------------------------------------------------------------
 
 void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard, const ojson& run,
-                    const std::vector<PointState>& states) {
+                    const SweepOutputs& outputs, const std::vector<PointState>& states) {
   ojson m;
   m["schema"] = kManifestSchema;
   m["tool"] = tool_json();
   m["sweep"] = sweep_json(sw);
   m["shard"] = {{"index", shard.index}, {"count", shard.count}};
   m["run"] = run;
+  if (outputs.any()) m["outputs"] = outputs.to_json();
   ojson pts = ojson::array();
   for (const auto& st : states) pts.push_back(point_json(st, true));
   m["points"] = pts;
@@ -178,7 +117,8 @@ void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard,
   f.commit();
 }
 
-void check_manifest_matches(const std::string& manifest_path, const Sweep& sw, const Shard& shard) {
+void check_manifest_matches(const std::string& manifest_path, const Sweep& sw, const Shard& shard,
+                            const SweepOutputs& outputs) {
   const ojson m = parse_json_text(read_text_file(manifest_path), manifest_path);
   check_manifest(m, manifest_path);
   if (m["sweep"].value("id", "") != sw.id)
@@ -189,6 +129,11 @@ void check_manifest_matches(const std::string& manifest_path, const Sweep& sw, c
     throw InputError::in_source(manifest_path, "was written by --shard " +
                                                      std::to_string(m["shard"].value("index", uint64_t{0})) + "/" +
                                                      std::to_string(m["shard"].value("count", uint64_t{1})) + "; resume it with that --shard");
+  const ojson had = m.contains("outputs") ? m["outputs"] : ojson();
+  if (had != outputs.to_json())
+    throw InputError::in_source(manifest_path, "was written with the point outputs " + (had.is_null() ? std::string("(none)") : had.dump()) +
+                                                     ", this run selects " + (outputs.any() ? outputs.to_json().dump() : std::string("none")) +
+                                                     "; resume with the same --trace, --vcd, --dmesg and trial selections, or use a new --out folder");
 }
 
 // ---- preparing a run ------------------------------------------------------------------------------
@@ -204,23 +149,72 @@ int lock_dir(const std::string& dir) {
   return dir_fd;
 }
 
-void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool resume) {
-  const std::string manifest_path = d.dir + "/manifest.json";
-  bool has_results = file_exists(manifest_path);
-  for (const auto& n : list_dir(d.points))
-    if (n.size() > 6 && n[0] != '.' && n.compare(n.size() - 6, 6, ".jsonl") == 0) has_results = true;
-  if (has_results && !resume)
-    throw InputError::in_source(
-        d.dir, "already holds sweep results; add --resume to continue that sweep, or choose a new --out folder");
-  if (file_exists(manifest_path)) check_manifest_matches(manifest_path, sw, shard);
-  make_dir(d.points);
-  make_dir(d.work);
-  for (const auto& n : list_dir(d.points))
-    if (n[0] == '.' && n.find(".jsonl.tmp.") != std::string::npos) std::remove((d.points + "/" + n).c_str());
-  for (const auto& n : list_dir(d.work)) std::remove((d.work + "/" + n).c_str());
+namespace {
+
+/// Whether `s` is one or more decimal digits.
+bool all_digits(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
+
+/// Whether `name` in DIR/points is the temporary of a worker's output for one of the sweep's point
+/// ids `ids` (the worker was killed before it renamed it): ".<id><ext>.tmp.<pid>.<n>" of an
+/// AtomicFile (core/atomic_file.cpp) or ".<id>.vcd.sc.<pid>.vcd" of SystemC's VCD writer
+/// (outputs/vcd.cpp), <ext> one of ".jsonl" and the SweepOutputs extensions.
+bool is_worker_temporary(const std::string& name, const std::set<std::string>& ids) {
+  if (name.size() < 2 || name[0] != '.') return false;
+  std::string target;
+  const size_t t = name.rfind(".tmp."), sc = name.rfind(".sc.");
+  if (t != std::string::npos) {
+    const std::string rest = name.substr(t + 5);  // "<pid>.<n>"
+    const size_t dot = rest.find('.');
+    if (dot == std::string::npos || !all_digits(rest.substr(0, dot)) || !all_digits(rest.substr(dot + 1))) return false;
+    target = name.substr(1, t - 1);
+  } else if (sc != std::string::npos) {
+    const std::string rest = name.substr(sc + 4);  // "<pid>.vcd"
+    if (rest.size() < 5 || rest.compare(rest.size() - 4, 4, ".vcd") != 0 || !all_digits(rest.substr(0, rest.size() - 4)))
+      return false;
+    target = name.substr(1, sc - 1);
+    if (target.size() < 4 || target.compare(target.size() - 4, 4, kVcdExt) != 0) return false;
+  } else {
+    return false;
+  }
+  for (const char* ext : {".jsonl", kTraceExt, kVcdExt, kDmesgExt}) {
+    const size_t n = std::strlen(ext);
+    if (target.size() > n && target.compare(target.size() - n, n, ext) == 0 && ids.count(target.substr(0, target.size() - n)))
+      return true;
+  }
+  return false;
 }
 
-std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, size_t& skipped) {
+/// Whether `name` in DIR/.work is a worker's scratch file: "<id>.json" (its scenario) or
+/// "<id>.stderr" for one of the sweep's point ids.
+bool is_worker_scratch(const std::string& name, const std::set<std::string>& ids) {
+  for (const char* ext : {".json", ".stderr"}) {
+    const size_t n = std::strlen(ext);
+    if (name.size() > n && name.compare(name.size() - n, n, ext) == 0 && ids.count(name.substr(0, name.size() - n)))
+      return true;
+  }
+  return false;
+}
+
+/// Removes what an interrupted run of this sweep (SIGKILL, power loss) left: its workers'
+/// temporaries in DIR/points and their scratch files in DIR/.work, recognised by name, and
+/// nothing else (issue 16 item 15: a new sweep removed every file there). Throws InputError,
+/// before removing anything, when DIR/.work holds a file this tool did not make.
+void remove_leftovers(const SweepDirs& d, const Sweep& sw) {
+  std::set<std::string> ids;
+  for (const auto& p : sw.points) ids.insert(p.id);
+  const std::vector<std::string> work = list_dir(d.work);
+  for (const auto& n : work)
+    if (!is_worker_scratch(n, ids))
+      throw InputError::in_source(d.work + "/" + n, "is not a file of this sweep's workers; " + d.work +
+                                                        " is the sweep's scratch folder: move the file elsewhere");
+  for (const auto& n : list_dir(d.points))
+    if (is_worker_temporary(n, ids)) std::remove((d.points + "/" + n).c_str());
+  for (const auto& n : work) std::remove((d.work + "/" + n).c_str());
+}
+
+}  // namespace
+
+std::vector<PointState> pending_states(const Sweep& sw, const Shard& shard) {
   std::vector<PointState> states;
   for (const auto& p : sw.points)
     if (in_shard(p.index, shard)) {
@@ -228,10 +222,41 @@ std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const 
       st.point = &p;
       states.push_back(std::move(st));
     }
+  return states;
+}
+
+void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool resume, const ojson& run,
+                 const SweepOutputs& outputs) {
+  const std::string manifest_path = d.dir + "/manifest.json";
+  bool has_results = file_exists(manifest_path);
+  for (const auto& n : list_dir(d.points))
+    if (n.size() > 6 && n[0] != '.' && n.compare(n.size() - 6, 6, ".jsonl") == 0) has_results = true;
+  if (has_results && !resume)
+    throw InputError::in_source(
+        d.dir, "already holds sweep results; add --resume to continue that sweep, or choose a new --out folder");
+  if (file_exists(manifest_path)) check_manifest_matches(manifest_path, sw, shard, outputs);
+  else if (file_exists(d.work)) remove_leftovers(d, sw);  // checked before the folder is claimed
+  // The claim (issue 16 item 13): the manifest, every point pending, is in DIR before anything
+  // else of the sweep is, so that a sweep killed from here on leaves a folder that another sweep
+  // or shard refuses, and a new run of this one takes only with --resume.
+  if (!file_exists(manifest_path)) write_manifest(d.dir, sw, shard, run, outputs, pending_states(sw, shard));
+  make_dir(d.points);
+  make_dir(d.work);
+  remove_leftovers(d, sw);
+}
+
+std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, const SweepOutputs& outputs,
+                                     size_t& skipped) {
+  std::vector<PointState> states = pending_states(sw, shard);
   skipped = 0;
   for (auto& st : states) {
     const std::string path = d.points + "/" + st.point->id + ".jsonl";
-    const FileState fs = read_point_file(path, point_scenario(sw, *st.point), st.summary);
+    if (!file_exists(path)) continue;  // the scenario of each point is built only when needed (a 1 MB base)
+    FileState fs = read_point_file(path, point_scenario(sw, *st.point), st.summary);
+    // The worker renames its outputs together: a complete .jsonl without the others is from a run
+    // with other outputs, or damaged: run again.
+    for (const auto& n : extra_output_names(outputs, st.point->id))
+      if (fs == FileState::complete && !file_exists(d.points + "/" + n)) fs = FileState::incomplete;
     if (fs == FileState::complete) {
       st.status = PointStatus::done;
       ++skipped;

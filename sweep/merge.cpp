@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <filesystem>
 #include <initializer_list>
 #include <iterator>
 #include <map>
@@ -162,6 +163,13 @@ ojson all_points(const Manifests& ms, const std::vector<SweepAxis>& axes, size_t
   return out_points;
 }
 
+/// The CSV beside the summary `out_json`: ".json" replaced by ".csv", else ".csv" appended.
+std::string csv_path_of(const std::string& out_json) {
+  std::string out_csv = out_json;
+  if (out_csv.size() > 5 && out_csv.compare(out_csv.size() - 5, 5, ".json") == 0) out_csv.resize(out_csv.size() - 5);
+  return out_csv + ".csv";
+}
+
 const char* const kCsvStats[] = {"mean", "stddev", "min", "p5", "p10", "p50", "p90", "p95", "p99", "max"};
 
 // The status keys of every variant summary, in order of first appearance.
@@ -216,10 +224,43 @@ std::string summary_csv(const ojson& out_points, const std::vector<SweepAxis>& a
   return csv;
 }
 
+/// The path `p` made absolute and normal, symbolic links resolved as far as it exists.
+std::filesystem::path path_key(const std::string& p) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path c = fs::weakly_canonical(fs::absolute(p), ec);
+  return ec ? fs::absolute(p).lexically_normal() : c;
+}
+
+/// Whether `inner` is `outer` or lies below it (by path components).
+bool path_under(const std::filesystem::path& inner, const std::filesystem::path& outer) {
+  return std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end()).first == outer.end();
+}
+
+/// Refuses an output that is an input of the merge (issue 16 item 14: `--out SW/manifest.json`
+/// replaced the manifest): a folder's manifest, or anything in its points/ or .work/ (or the
+/// folder itself). InputError naming the output and the input.
+void check_outputs_not_inputs(const std::vector<std::string>& dirs, const std::string& out_json,
+                              const std::string& out_csv) {
+  for (const std::string* out : {&out_json, &out_csv}) {
+    const auto o = path_key(*out);
+    for (const auto& d : dirs) {
+      const auto dk = path_key(d);
+      const bool hit = o == dk / "manifest.json" || o == dk || path_under(o, dk / "points") || path_under(o, dk / ".work");
+      if (hit)
+        throw InputError("--out " + out_json + ": " + (out == &out_csv ? "its CSV " + out_csv + " " : std::string()) +
+                         "would be written over an input of this merge (" + d +
+                         "/manifest.json or its points/); give the summary a path outside them, e.g. " + d + "/summary.json");
+    }
+  }
+}
+
 }  // namespace
 
 int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_json, std::ostream& err) {
   if (dirs.empty()) throw InputError("merge needs at least one sweep folder");
+  const std::string out_csv = csv_path_of(out_json);
+  check_outputs_not_inputs(dirs, out_json, out_csv);
   const Manifests ms = read_manifests(dirs);
   const std::vector<SweepAxis> axes = manifest_axes(ms.sweep);
   size_t n_failed = 0, n_missing = 0;
@@ -232,20 +273,15 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
   merged["points"] = out_points;
   const std::string csv = summary_csv(out_points, axes);
 
-  std::string out_csv = out_json;
-  if (out_csv.size() > 5 && out_csv.compare(out_csv.size() - 5, 5, ".json") == 0) out_csv.resize(out_csv.size() - 5);
-  out_csv += ".csv";
-  // One after the other: AtomicFile's stdio buffer is shared by the instances of a thread.
-  {
-    AtomicFile fj(out_json);
-    fj.write(merged.dump(2) + "\n");
-    fj.commit();
-  }
-  {
-    AtomicFile fc(out_csv);
-    fc.write(csv);
-    fc.commit();
-  }
+  // The pair together (issue 16 item 14): both written and synced before either is renamed into
+  // place, so a failure to write either (disk full, a folder at the CSV's path) leaves both as they were.
+  AtomicFile fj(out_json), fc(out_csv);
+  fj.write(merged.dump(2) + "\n");
+  fc.write(csv);
+  fj.finish();
+  fc.finish();
+  fj.publish();
+  fc.publish();
   const size_t total = ms.sweep.value("points", size_t{0});
   if (n_failed || n_missing) {
     err << "nvmesim merge: " << total << " points: " << (total - n_failed - n_missing) << " done, " << n_failed

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sweep/sweep.hpp"
 
 namespace nvmesim {
@@ -13,6 +15,28 @@ namespace nvmesim {
 /// (the other statuses are those of cli/cli.hpp; 128 + signal when stopped by SIGINT/SIGTERM).
 inline constexpr int kExitPointsFailed = 1;
 
+/// The outputs of each point besides its timeline DIR/points/<id>.jsonl (which resume and merge
+/// read, so it is always written): the sinks of `nvmesim run` under the same option names (issue 12:
+/// sweeps may select any sink). Each goes to DIR/points/<id><extension> (kTraceExt, kVcdExt,
+/// kDmesgExt), written by the point's worker together with its .jsonl, all or none. The trial
+/// selections are checked by cmd_sweep (TrialSelection::parse). Not part of the sweep's id: the
+/// manifest records them ("outputs") and --resume requires the same.
+struct SweepOutputs {
+  bool trace = false;               ///< --trace: Chrome trace event JSON
+  std::string trace_trials = "0";   ///< --trace-trials SEL, as for run
+  bool vcd = false;                 ///< --vcd: VCD waveform
+  bool dmesg = false;               ///< --dmesg: the trials as the kernel logs them
+  std::string dmesg_trials = "all"; ///< --dmesg-trials SEL, as for run
+  bool any() const { return trace || vcd || dmesg; }
+  /// The manifest's "outputs": {"trace": {"trials": SEL}, "vcd": {}, "dmesg": {"trials": SEL}}
+  /// with the selected ones; null when none is (the manifest then has no "outputs").
+  nlohmann::ordered_json to_json() const;
+};
+
+inline constexpr const char* kTraceExt = ".trace.json";
+inline constexpr const char* kVcdExt = ".vcd";
+inline constexpr const char* kDmesgExt = ".dmesg";
+
 struct SweepRunOptions {
   std::string out_dir;             ///< DIR; created if missing
   unsigned jobs = 0;               ///< worker processes, 1 to 1024; 0 for the number of usable CPUs
@@ -20,19 +44,22 @@ struct SweepRunOptions {
   bool resume = false;             ///< keep the complete points already in DIR
   bool quiet = false;              ///< no progress and no summary line on stderr
   std::string exe = "/proc/self/exe";  ///< the nvmesim binary each worker runs (`run`)
+  SweepOutputs outputs;            ///< each point's outputs besides its .jsonl
   std::string sweep_file;          ///< the sweep file's absolute path, recorded in the manifest's
                                    ///< "run" (with the Slurm job, sweep/origin.hpp) so that
                                    ///< merge can print the resume command; empty: not recorded
 };
 
 /// Runs the sweep's points of the shard, each as `nvmesim run <its scenario> --format jsonl -q
-/// --out DIR/points/<id>.jsonl` in a process of its own (a crash or error in one point is
+/// --out DIR/points/<id>.jsonl` (with --trace, --vcd, --dmesg and their trial selections as
+/// `options.outputs` selects) in a process of its own (a crash or error in one point is
 /// recorded in the manifest with its message and the others go on). DIR/manifest.json is written
 /// atomically before the first worker starts (the points not yet complete `pending`, and the
 /// "run" record: sweep file, Slurm job and array task) and again at the end. SIGINT and SIGTERM
 /// stop the workers, remove their partial outputs, write the manifest of what is complete and
-/// return 130 / 143. Returns 0 when every point of the shard is
-/// done, kExitPointsFailed when some failed. Throws InputError when DIR already holds results
+/// return 130 / 143. A worker's I/O failure (exit 3: a full disk) stops the sweep: no more points
+/// start, the running ones are stopped, the points stay pending, and IoError is thrown (exit 3).
+/// Returns 0 when every point of the shard is done, kExitPointsFailed when some failed. Throws InputError when DIR already holds results
 /// and `resume` is not set, or holds another sweep's; IoError when DIR cannot be written or is
 /// in use by another sweep.
 int run_sweep(const Sweep& sweep, const SweepRunOptions& options, std::ostream& err);

@@ -28,6 +28,10 @@ using namespace sweep_detail;
 
 namespace {
 
+/// The exit status of `nvmesim run` for an I/O failure (kExitIo of cli/cli.hpp, which sweep/
+/// does not include): the disk is full or unwritable, so the sweep stops.
+constexpr int kWorkerExitIo = 3;
+
 const char* signal_name(int sig) {
   switch (sig) {
     case SIGSEGV: return "SIGSEGV";
@@ -147,6 +151,8 @@ class WorkerPool {
   size_t done() const { return done_; }
   size_t failed() const { return failed_; }
   int stop_signal() const { return stop_signal_; }
+  /// The first I/O failure of a worker (its point and message), empty while there was none.
+  const std::string& io_error() const { return io_error_; }
   double elapsed() const { return progress_.elapsed_s(); }
 
  private:
@@ -156,6 +162,8 @@ class WorkerPool {
   };
   std::string scenario_name(const PointState& st) const { return st.point->id + ".json"; }
   void cleanup_worker(const PointState& st, pid_t pid) const;
+  // Removes the point's outputs (a point not done has none).
+  void remove_outputs(const PointState& st) const;
   void spawn(size_t si);
   void reap();
   // Stops the sweep on signal `sig`: no new workers, SIGTERM to the running ones.
@@ -173,6 +181,7 @@ class WorkerPool {
   const size_t skipped_;
   size_t done_, failed_ = 0;
   int stop_signal_ = 0;
+  std::string io_error_;
   ProgressBar progress_;
   SignalFd signals_;
   std::vector<Running> running_;
@@ -180,7 +189,14 @@ class WorkerPool {
 };
 
 void WorkerPool::cleanup_worker(const PointState& st, pid_t pid) const {
-  std::remove((d_.points + "/." + st.point->id + ".jsonl.tmp." + std::to_string(pid)).c_str());
+  // The worker's AtomicFile temporaries (core/atomic_file.cpp: ".NAME.tmp.<pid>.<n>", n from 0,
+  // one per output) and SystemC's VCD (outputs/vcd.cpp: ".NAME.sc.<pid>.vcd").
+  std::vector<std::string> names = extra_output_names(opt_.outputs, st.point->id);
+  names.push_back(st.point->id + ".jsonl");
+  const std::string p = std::to_string(pid);
+  for (const auto& name : names)
+    for (int n = 0; n < 5; ++n) std::remove((d_.points + "/." + name + ".tmp." + p + "." + std::to_string(n)).c_str());
+  if (opt_.outputs.vcd) std::remove((d_.points + "/." + st.point->id + kVcdExt + ".sc." + p + ".vcd").c_str());
   std::remove((d_.work + "/" + scenario_name(st)).c_str());
   std::remove((d_.work + "/" + st.point->id + ".stderr").c_str());
 }
@@ -198,6 +214,7 @@ void WorkerPool::spawn(size_t si) {
   const std::string out_rel = "../points/" + st.point->id + ".jsonl";
   const std::string err_name = st.point->id + ".stderr";
   std::vector<std::string> args = {"nvmesim", "run", scen, "--format", "jsonl", "-q", "--out", out_rel};
+  for (auto& a : worker_output_args(opt_.outputs, st.point->id)) args.push_back(std::move(a));
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(&a[0]);
   argv.push_back(nullptr);
@@ -226,22 +243,36 @@ void WorkerPool::spawn(size_t si) {
 
 void WorkerPool::settle(PointState& st, int status) {
   const std::string path = d_.points + "/" + st.point->id + ".jsonl";
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    if (read_point_file(path, point_scenario(sw_, *st.point), st.summary) == FileState::complete) {
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerExitIo) {
+    // The disk, not the point (issue 16 item 19: a full disk failed every point, exit 1): the
+    // point stays pending, no more are started, the running ones are stopped, and the sweep
+    // exits 3. Run again on --resume.
+    const std::string msg = worker_message(read_small_file(d_.work + "/" + st.point->id + ".stderr", 1 << 20), scenario_name(st));
+    if (io_error_.empty()) {
+      io_error_ = "point " + std::to_string(st.point->index) + " (" + st.point->id + "): " + (msg.empty() ? "I/O failure" : msg);
+      for (const auto& r : running_) ::kill(r.pid, SIGTERM);
+    }
+    st.status = PointStatus::pending;
+    remove_outputs(st);
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    bool complete = read_point_file(path, point_scenario(sw_, *st.point), st.summary) == FileState::complete;
+    for (const auto& n : extra_output_names(opt_.outputs, st.point->id)) complete = complete && file_exists(d_.points + "/" + n);
+    if (complete) {
       st.status = PointStatus::done;
     } else {
+      remove_outputs(st);
       st.status = PointStatus::failed;
-      st.error = "the worker ended without a complete " + std::string("points/") + st.point->id + ".jsonl";
+      st.error = "the worker ended without a complete " + std::string("points/") + st.point->id + ".jsonl and its other outputs";
     }
-  } else if (const int sig = stop_signal_of(status); sig || (stop_signal_ && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
+  } else if (const int sig = stop_signal_of(status); sig || ((stop_signal_ || !io_error_.empty()) && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
     // Stopped: `run` stops between trials and exits 128 + signal (or dies of the signal before it
     // has installed its handler). A SIGTERM or SIGINT we did not send is a stop of the whole
     // sweep too: Slurm's scancel and time limit signal every process of the job, each on its
     // own, so a worker may end before this process has read its own SIGTERM. Run again on
     // --resume.
-    if (!stop_signal_) stop(sig);
+    if (!stop_signal_ && io_error_.empty()) stop(sig);
     st.status = PointStatus::pending;
-    std::remove(path.c_str());
+    remove_outputs(st);
   } else {
     const std::string text = read_small_file(d_.work + "/" + st.point->id + ".stderr", 1 << 20);
     const std::string msg = worker_message(text, scenario_name(st));
@@ -254,8 +285,13 @@ void WorkerPool::settle(PointState& st, int status) {
       if (code == 127) st.error += " (could not run " + opt_.exe + ")";
     }
     st.status = PointStatus::failed;
-    std::remove(path.c_str());
+    remove_outputs(st);
   }
+}
+
+void WorkerPool::remove_outputs(const PointState& st) const {
+  std::remove((d_.points + "/" + st.point->id + ".jsonl").c_str());
+  for (const auto& n : extra_output_names(opt_.outputs, st.point->id)) std::remove((d_.points + "/" + n).c_str());
 }
 
 void WorkerPool::stop(int sig) {
@@ -301,7 +337,7 @@ void WorkerPool::run() {
   size_t next = 0;
   try {
     while (true) {
-      while (!stop_signal_ && running_.size() < jobs_ && next < queue.size()) spawn(queue[next++]);
+      while (!stop_signal_ && io_error_.empty() && running_.size() < jobs_ && next < queue.size()) spawn(queue[next++]);
       if (running_.empty()) break;
       show_progress(progress_, states_.size(), done_, failed_, skipped_, false);
       wait_for_events();
@@ -354,18 +390,21 @@ unsigned usable_cpus() {
 int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
   const SweepDirs d(opt.out_dir);
   const FdCloser lock{lock_dir(d.dir)};
-  prepare_dir(d, sw, opt.shard, opt.resume);
-  size_t skipped = 0;
-  std::vector<PointState> states = shard_states(d, sw, opt.shard, skipped);
-  WorkerPool pool(sw, opt, d, states, skipped, err);
   const ojson run = sweep_run_record(opt.sweep_file);
+  prepare_dir(d, sw, opt.shard, opt.resume, run, opt.outputs);
+  size_t skipped = 0;
+  std::vector<PointState> states = shard_states(d, sw, opt.shard, opt.outputs, skipped);
+  WorkerPool pool(sw, opt, d, states, skipped, err);
   // Written now too, so that a shard killed or still running is known by its manifest: merge then
   // names its points as missing with the Slurm task that has them.
-  write_manifest(d.dir, sw, opt.shard, run, states);
+  write_manifest(d.dir, sw, opt.shard, run, opt.outputs, states);
   pool.run();
   ::rmdir(d.work.c_str());
-  write_manifest(d.dir, sw, opt.shard, run, states);
+  write_manifest(d.dir, sw, opt.shard, run, opt.outputs, states);
   if (!opt.quiet) print_summary(err, sw, opt, pool, states.size(), skipped);
+  if (!pool.io_error().empty())
+    throw IoError("I/O failure in " + pool.io_error() + "; the sweep stopped (no more points started); make room "
+                  "or fix the folder, then continue with --resume");
   if (pool.stop_signal()) return 128 + pool.stop_signal();
   return pool.failed() ? kExitPointsFailed : 0;
 }

@@ -297,7 +297,7 @@ TEST_CASE("a sweep killed with SIGKILL and resumed equals an uninterrupted one",
   REQUIRE(files.size() == 6);
   std::remove("tk-crash/manifest.json");
   std::remove(("tk-crash/points/" + files[1]).c_str());
-  spit("tk-crash/points/." + files[2] + ".tmp.12345", "{\"record\":\"header\"");
+  spit("tk-crash/points/." + files[2] + ".tmp.12345.0", "{\"record\":\"header\"");  // AtomicFile's name
   const std::string whole = slurp("tk-crash/points/" + files[3]);
   spit("tk-crash/points/" + files[3], whole.substr(0, whole.size() / 2));
   mkdir("tk-crash/.work", 0777);
