@@ -32,10 +32,12 @@ enum class ProbeStatus : uint8_t {
   enodev,  ///< -ENODEV: not ready by the deadline, or CSTS read all ones
   eintr,   ///< -EINTR: a fatal signal during a wait, or an admin command timed out
   fatal,   ///< CSTS.CFS set
+  eio,     ///< -EIO: an admin command completed with an error status (its CQE Status Field not 0)
 };
 /// The statuses in value order: the table also sizes the per-status counts (StatusCounts).
 inline constexpr EnumName<ProbeStatus> kProbeStatusNames[] = {
-    {ProbeStatus::ok, "ok"}, {ProbeStatus::enodev, "enodev"}, {ProbeStatus::eintr, "eintr"}, {ProbeStatus::fatal, "fatal"}};
+    {ProbeStatus::ok, "ok"}, {ProbeStatus::enodev, "enodev"}, {ProbeStatus::eintr, "eintr"}, {ProbeStatus::fatal, "fatal"},
+    {ProbeStatus::eio, "eio"}};
 static_assert(in_value_order(kProbeStatusNames), "kProbeStatusNames indexes the status counts");
 constexpr const char* to_string(ProbeStatus s) { return key_in(kProbeStatusNames, s); }
 

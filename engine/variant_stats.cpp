@@ -51,9 +51,19 @@ void VariantStats::add(const TrialRequest& req, const TrialResult& res) {
 }
 
 RanSettings ran_settings(const Variant& v) {
+  RanSettings r;
+  r.driver = v.host.driver;
+  if (!r.is_linux()) {
+    r.release = v.host.driver_release;
+    return r;
+  }
   const KernelProfile& p = v.host.profile;
-  return RanSettings{v.host.kernel.to_string(), v.host.kernel.mainline(), p.first == p.last ? p.first : p.first + "-" + p.last,
-                     p.poll.to_string(), v.host.timers.hz};
+  r.kernel = v.host.kernel.to_string();
+  r.mainline = v.host.kernel.mainline();
+  r.profile = p.first == p.last ? p.first : p.first + "-" + p.last;
+  r.poll_sleep = p.poll.to_string();
+  r.hz = v.host.timers.hz;
+  return r;
 }
 
 VariantReport VariantStats::report(const Variant& v) const {

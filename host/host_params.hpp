@@ -12,6 +12,11 @@ namespace nvmesim {
 struct HostParams {
   /// host.driver: the host driver that runs the trials, one of host/registry.hpp's names.
   std::string driver = "linux";
+  /// host.release: the driver's release where it has a choice of them (FreeBSD: "13.1+" or
+  /// "older"); empty for a driver without (Linux's is host.kernel).
+  std::string driver_release;
+  /// host.sleep_lateness: where FreeBSD 13.1+'s pause_sbt callouts fire in [d, 1.5 d].
+  SleepPolicy::Lateness sleep_lateness = SleepPolicy::Lateness::uniform;
   KernelVersion kernel;                  ///< host.kernel
   KernelProfile profile;                 ///< the release's row, with host.overrides applied
   TimerSettings timers;                  ///< HZ, tick mode, highres, background IRQ rate

@@ -172,6 +172,14 @@ void nvme_host::write32(uint32_t offset, uint32_t value, const char* reg) {
   transport_and_record(start, reg, value, nullptr);
 }
 
+regs::Cap nvme_host::read_cap() {
+  const uint64_t lo = read32(regs::kCap, "CAP");
+  const uint64_t hi = read32(regs::kCap + 4, "CAP+4");
+  const regs::Cap cap = regs::Cap::decode(lo | hi << 32);
+  set_doorbell_stride(cap.dstrd);
+  return cap;
+}
+
 bool nvme_host::config_access(tlm::tlm_command cmd, uint32_t offset, uint8_t* data, uint32_t len, const char* reg,
                               uint32_t value, const char* detail) {
   const int64_t start = now_rel();
@@ -252,7 +260,7 @@ uint16_t nvme_host::submit(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint6
   return cid;
 }
 
-std::optional<uint32_t> nvme_host::wait_completion(uint16_t cid, CompletionWait how, int64_t timeout_ps) {
+std::optional<Completion> nvme_host::wait_cqe(uint16_t cid, CompletionWait how, int64_t timeout_ps) {
   // Consume CQEs in order until the one for `cid`. A device that drops the doorbell (not ready,
   // gone) never completes: the timeout ends the wait.
   const int64_t deadline_ps = now_ps() + timeout_ps;
@@ -274,7 +282,11 @@ std::optional<uint32_t> nvme_host::wait_completion(uint16_t cid, CompletionWait 
       e.detail = "MSI-X vector 0";
       recorder().add(std::move(e));
     }
-    const uint32_t dw0 = le32(cqe);
+    Completion c;
+    c.dw0 = le32(cqe);
+    c.status = static_cast<uint16_t>(le32(cqe + 12) >> 17);
+    c.head = cq_head_;
+    c.phase = cq_phase_;
     const uint16_t got = static_cast<uint16_t>(le32(cqe + 12) & 0xFFFF);
     if (++cq_head_ == depth_) {
       cq_head_ = 0;
@@ -285,8 +297,19 @@ std::optional<uint32_t> nvme_host::wait_completion(uint16_t cid, CompletionWait 
       async_completed_ = true;
       async_cid_ = 0xFFFF;
     }
-    if (got == cid) return dw0;
+    if (got == cid) return c;
   }
+}
+
+std::optional<Completion> nvme_host::admin_cqe(CompletionWait how, int64_t timeout_ps, uint8_t opcode, uint32_t cdw10,
+                                               uint32_t cdw11, uint64_t prp1, uint32_t nsid) {
+  return wait_cqe(submit(opcode, cdw10, cdw11, prp1, nsid), how, timeout_ps);
+}
+
+std::optional<uint32_t> nvme_host::wait_completion(uint16_t cid, CompletionWait how, int64_t timeout_ps) {
+  const std::optional<Completion> c = wait_cqe(cid, how, timeout_ps);
+  if (!c) return std::nullopt;
+  return c->dw0;
 }
 
 std::optional<uint32_t> nvme_host::admin_command(CompletionWait how, int64_t timeout_ps, uint8_t opcode,

@@ -17,6 +17,7 @@
 #include "host/driver.hpp"
 #include "host/host_memory.hpp"
 #include "host/timers/sleep_policy.hpp"
+#include "models/nvme_regs.hpp"
 
 namespace nvmesim {
 
@@ -24,6 +25,15 @@ namespace nvmesim {
 enum class CompletionWait : uint8_t {
   msix,  ///< sleep until the MSI-X interrupt, then read the CQ (Linux)
   poll,  ///< poll the CQE's phase tag in host memory without sleeping (U-Boot): sees the CQE on its arrival
+};
+
+/// One admin command's completion queue entry as the host read it (NVMe 2.0 section 4.2.4).
+struct Completion {
+  uint32_t dw0 = 0;     ///< DW0, command specific (Set Features Number of Queues: the queues granted)
+  uint16_t status = 0;  ///< the Status Field, DW3 bits 31:17 (SC 7:0, SCT 10:8, CRD, M, DNR); 0: success
+  uint16_t head = 0;    ///< the CQ slot it was read from (before the head moved on)
+  bool phase = true;    ///< the phase tag it carried
+  bool ok() const { return status == 0; }
 };
 
 class nvme_host : public sc_core::sc_module {
@@ -83,12 +93,21 @@ class nvme_host : public sc_core::sc_module {
   /// Empties the admin queues for a new controller enable: SQ tail, CQ head, command ids, phase
   /// tag, and the host memory; `depth` entries per queue (at most hostmem::kAdminQueueDepth).
   void reset_admin_queue(uint32_t depth);
+  /// CAP as two 32-bit reads, the low dword then the high one (U-Boot's, FreeBSD's and EDK2's
+  /// drivers: "CAP" and "CAP+4" in the events), decoded; sets the doorbell stride from it.
+  regs::Cap read_cap();
   /// CAP.DSTRD, for the doorbell addresses (set it whenever CAP is read).
   void set_doorbell_stride(uint8_t dstrd) { dstrd_ = dstrd; }
   /// Builds the SQE in host memory and rings the SQ tail doorbell; returns the command id.
   uint16_t submit(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid = 0);
-  /// Consumes CQEs in order until the one for `cid` and returns its DW0; nullopt when it has
-  /// not come `timeout_ps` after the call (the caller reports and fails).
+  /// Consumes CQEs in order until the one for `cid` and returns it; nullopt when it has not come
+  /// `timeout_ps` after the call (the caller reports and fails). The caller checks its status,
+  /// as its real counterpart does.
+  std::optional<Completion> wait_cqe(uint16_t cid, CompletionWait how, int64_t timeout_ps);
+  /// submit, then wait_cqe.
+  std::optional<Completion> admin_cqe(CompletionWait how, int64_t timeout_ps, uint8_t opcode, uint32_t cdw10,
+                                      uint32_t cdw11, uint64_t prp1, uint32_t nsid = 0);
+  /// wait_cqe's DW0 alone, whatever the status (the Linux driver's use; it reads no status yet).
   std::optional<uint32_t> wait_completion(uint16_t cid, CompletionWait how, int64_t timeout_ps);
   /// submit, then wait_completion.
   std::optional<uint32_t> admin_command(CompletionWait how, int64_t timeout_ps, uint8_t opcode, uint32_t cdw10,

@@ -73,7 +73,7 @@ WaitResult wait_until_ready(nvme_host& host, const WaitSpec& spec, size_t phase)
       host.sleep(*sleep);
       r.slept_ps += sleep->requested_ps();
       if (phase != kNoPhase) ++host.phase(phase).sleeps;
-      if (spec.sleep_growth != 1) sleep = sleep->scaled(spec.sleep_growth);
+      sleep = sleep->next_in_wait(spec.sleep_growth);
     }
     // 5. fatal signal pending: no signals are modelled, so never
     // 6. deadline (for a while loop, the check before the next read)

@@ -50,7 +50,8 @@ struct WaitSpec {
   Deadline deadline;
   /// The sleep between two reads; none for a tight loop (no sleep step at all, not even a busy one).
   std::optional<SleepPolicy> sleep;
-  /// Each sleep's argument is multiplied by this after the sleep (2: pcie_flr's 1, 2, 4, ... ms).
+  /// Each sleep's argument is multiplied by this after the sleep (2: pcie_flr's 1, 2, 4, ... ms);
+  /// a pause_sbt sleep grows by its own rule instead (SleepPolicy::next_in_wait).
   uint32_t sleep_growth = 1;
   AllOnes all_ones = AllOnes::fail;
   const char* op = "";  ///< what is waited for, as the driver names it in messages ("initialisation")

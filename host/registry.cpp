@@ -7,13 +7,11 @@
 namespace nvmesim {
 
 std::unique_ptr<HostDriver> make_driver(const std::string& name, nvme_host& host) {
-#define NVMESIM_MAKE_IF(NAME, ID) \
+#define NVMESIM_MAKE_IF(NAME, ID, WORKLOADS, LOG, RELEASES) \
   if (name == NAME) return make_##ID(host);
   NVMESIM_HOST_DRIVERS(NVMESIM_MAKE_IF)
 #undef NVMESIM_MAKE_IF
-  std::string known;
-  for (const auto& n : host_driver_names()) known += (known.empty() ? "\"" : ", \"") + n + "\"";
-  throw std::invalid_argument("unknown host driver \"" + name + "\"; known: " + known);
+  throw std::invalid_argument(unknown_driver_text(name));
 }
 
 }  // namespace nvmesim

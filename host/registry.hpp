@@ -3,7 +3,9 @@
 // scenario loader takes the allowed values of `host.driver` from here. Adding a driver is one
 // line in NVMESIM_HOST_DRIVERS plus its two files, host/NAME/NAME_driver.{hpp,cpp}, whose .cpp
 // defines the factory make_ID (docs/architecture.md, "a new host driver").
+#include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,21 +15,47 @@ namespace nvmesim {
 class HostDriver;
 class nvme_host;
 
-/// X(NAME, ID): `host.driver` spelling NAME, factory make_ID, in the order messages list them.
-#define NVMESIM_HOST_DRIVERS(X) \
-  X("linux", linux_driver)      \
-  X("uboot", uboot_driver)      \
-  X("freebsd", freebsd_driver)  \
-  X("edk2", edk2_driver)
+/// How a driver's messages reach the log (`--dmesg`, the timeline's "dmesg").
+enum class LogFormat : uint8_t {
+  printk,   ///< Linux's printk: every line after a "[%5lu.%06lu] " time, the boot's initcall line first
+  console,  ///< the host's console as it prints: the driver's lines alone, no times (FreeBSD, U-Boot, EDK2)
+};
+
+/// What the loader and the outputs know of a driver without making one (pure C++): its
+/// `host.driver` spelling, the workloads it has a sequence for (a space-separated list of
+/// workload names, "probe" first), and how it logs. Its PlatformPolicy agrees with `workloads`
+/// (tests/test_hosts.cpp checks every driver).
+struct DriverTraits {
+  const char* name;
+  const char* workloads;
+  LogFormat log;
+  /// The releases `host.release` selects, space-separated, the default first; "" when the driver
+  /// has no choice of them (Linux's release is host.kernel).
+  const char* releases;
+  /// True when `workload` ("shutdown") is one of `workloads`.
+  bool runs(const std::string& workload) const {
+    const std::string list = std::string(" ") + workloads + " ";
+    return !workload.empty() && list.find(" " + workload + " ") != std::string::npos;
+  }
+};
+
+/// X(NAME, ID, WORKLOADS, LOG, RELEASES): `host.driver` spelling NAME, factory make_ID, the
+/// workloads it runs, its LogFormat and its releases, in the order messages list them.
+#define NVMESIM_HOST_DRIVERS(X)                                                         \
+  X("linux", linux_driver, "probe shutdown reset reboot", LogFormat::printk, "")        \
+  X("uboot", uboot_driver, "probe", LogFormat::console, "")                             \
+  X("freebsd", freebsd_driver, "probe", LogFormat::console, "13.1+ older")              \
+  X("edk2", edk2_driver, "probe", LogFormat::console, "")
 
 /// The factories, each defined in its driver's .cpp: a driver for the function `host` runs.
-#define NVMESIM_DECLARE_DRIVER_FACTORY(NAME, ID) std::unique_ptr<HostDriver> make_##ID(nvme_host& host);
+#define NVMESIM_DECLARE_DRIVER_FACTORY(NAME, ID, WORKLOADS, LOG, RELEASES) \
+  std::unique_ptr<HostDriver> make_##ID(nvme_host& host);
 NVMESIM_HOST_DRIVERS(NVMESIM_DECLARE_DRIVER_FACTORY)
 #undef NVMESIM_DECLARE_DRIVER_FACTORY
 
 /// The known names ("linux", "uboot", "freebsd", "edk2"), in the list's order.
 inline const std::vector<std::string>& host_driver_names() {
-#define NVMESIM_DRIVER_NAME(NAME, ID) NAME,
+#define NVMESIM_DRIVER_NAME(NAME, ID, WORKLOADS, LOG, RELEASES) NAME,
   static const std::vector<std::string> names{NVMESIM_HOST_DRIVERS(NVMESIM_DRIVER_NAME)};
 #undef NVMESIM_DRIVER_NAME
   return names;
@@ -39,6 +67,29 @@ inline std::vector<std::pair<std::string, std::string>> host_driver_choices() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& n : host_driver_names()) out.emplace_back(n, n);
   return out;
+}
+
+/// "unknown host driver "NAME"; known: "linux", ...".
+inline std::string unknown_driver_text(const std::string& name) {
+  std::string known;
+  for (const auto& n : host_driver_names()) known += (known.empty() ? "\"" : ", \"") + n + "\"";
+  return "unknown host driver \"" + name + "\"; known: " + known;
+}
+
+/// Every driver's traits, in the list's order.
+inline const std::vector<DriverTraits>& host_driver_traits() {
+#define NVMESIM_DRIVER_TRAITS(NAME, ID, WORKLOADS, LOG, RELEASES) DriverTraits{NAME, WORKLOADS, LOG, RELEASES},
+  static const std::vector<DriverTraits> traits{NVMESIM_HOST_DRIVERS(NVMESIM_DRIVER_TRAITS)};
+#undef NVMESIM_DRIVER_TRAITS
+  return traits;
+}
+
+/// The traits of driver `name`. Throws std::invalid_argument naming the known drivers when
+/// `name` is not one.
+inline const DriverTraits& driver_traits(const std::string& name) {
+  for (const DriverTraits& t : host_driver_traits())
+    if (name == t.name) return t;
+  throw std::invalid_argument(unknown_driver_text(name));
 }
 
 /// A new driver `name` for the function `host` runs. Throws std::invalid_argument naming the

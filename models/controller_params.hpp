@@ -44,6 +44,10 @@ struct ControllerFaults {
   AllOnesWindow all_ones;          ///< reads return FFFFFFFFh (CSTS, CAP, everything) in this window
   bool ignore_enable_before_admin_queue = false;  ///< EN 0->1 ignored until AQA, ASQ and ACQ were written
   bool stuck_ready = false;        ///< CC.EN 1->0 never clears RDY until a function-level reset
+  /// Every Identify (any CNS) completes with this CQE Status Field (DW3 bits 31:17 without the
+  /// phase tag: SC in bits 7:0, SCT in 10:8, CRD 12:11, M 13, DNR 14; NVMe 2.0 Figure 101) and
+  /// transfers no data; 0: Identify succeeds. 0x0006 is Generic Command Status / Internal Error.
+  uint16_t identify_status = 0;
 };
 
 /// One controller's configuration. Latencies in picoseconds; field ranges are checked by the

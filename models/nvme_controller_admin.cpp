@@ -177,8 +177,10 @@ void nvme_controller::complete_command() {
       // NSTAT.NRDY: the namespace is ready once the media is.
       if (now >= media_ready_ps_) data[regs::identify::kNstatOffset] = regs::identify::kNstatNrdy;
     }
-    if (!dma_transfer(tlm::TLM_WRITE_COMMAND, cur_prp1_, data, static_cast<uint32_t>(identify_buf_.size()), d,
-                      "Identify data (the command completes with Data Transfer Error)"))
+    if (p_->faults.identify_status != 0)
+      status = p_->faults.identify_status;  // faults.identify_status: the command fails, no data moves
+    else if (!dma_transfer(tlm::TLM_WRITE_COMMAND, cur_prp1_, data, static_cast<uint32_t>(identify_buf_.size()), d,
+                           "Identify data (the command completes with Data Transfer Error)"))
       status = kStatusDataTransferError;
   }
   if (rec_->detailed()) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/json_text.hpp"
+#include "host/registry.hpp"
 
 namespace nvmesim {
 
@@ -36,15 +37,23 @@ void append_dmesg_text(std::string& out, const std::string& text) {
   }
 }
 
+std::string log_prefix(const Variant* v, double probe_start_s, int64_t t_ps) {
+  if (v && driver_traits(v->host.driver).log == LogFormat::console) return "";
+  return dmesg_prefix(probe_start_s, t_ps);
+}
+
 void append_dmesg_trial(std::string& out, const TrialRequest& req, const TrialResult& res, double probe_start_s) {
   out += dmesg_boot_marker(req.variant->name, req.trial);
   out += '\n';
-  out += dmesg_prefix(probe_start_s, 0);
-  out += kDmesgInitLine;
-  out += '\n';
+  const bool printk = driver_traits(req.variant->host.driver).log == LogFormat::printk;
+  if (printk) {
+    out += dmesg_prefix(probe_start_s, 0);
+    out += kDmesgInitLine;
+    out += '\n';
+  }
   for (const Event& e : res.recorder->events()) {
     if (e.kind != EventKind::message) continue;
-    out += dmesg_prefix(probe_start_s, e.t_ps);
+    if (printk) out += dmesg_prefix(probe_start_s, e.t_ps);
     append_dmesg_text(out, e.detail);
     out += '\n';
   }

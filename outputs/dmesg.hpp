@@ -23,10 +23,11 @@ inline constexpr const char* kDmesgInitLine = "initcall nvme_init+0x0/0x5b retur
 std::string dmesg_boot_marker(const std::string& variant, uint64_t trial);
 
 /// Appends one trial: its boot marker (dmesg_boot_marker of `req`'s variant and trial), the
-/// driver-init line at time 0, then every kernel message of the trial
+/// driver-init line at time 0 (printk drivers only: a console driver has no initcall), then every
+/// message of the trial
 /// (the `message` events: pci function, queues line, failures such as "Device not ready; aborting
 /// initialisation, CSTS=0x0" and "Removing after probe failure status: -19"), each prefixed with
-/// printk's "[%5lu.%06lu] " time: `probe_start_s` (boot.probe_start_s) plus the trial time. Each
+/// printk's "[%5lu.%06lu] " time (printk drivers: log_prefix): `probe_start_s` (boot.probe_start_s) plus the trial time. Each
 /// trial is one boot, so every trial's times start again at probe_start_s. The recorder of `res`
 /// must hold the trial's events.
 void append_dmesg_trial(std::string& out, const TrialRequest& req, const TrialResult& res, double probe_start_s);
@@ -39,6 +40,11 @@ void append_dmesg_text(std::string& out, const std::string& text);
 /// "[    0.543457] " for a line printed `t_ps` after driver init, with driver init at
 /// `probe_start_s` seconds of the kernel's clock (boot.probe_start_s). printk's "[%5lu.%06lu] ".
 std::string dmesg_prefix(double probe_start_s, int64_t t_ps);
+
+/// What the host prints before a message `t_ps` after driver init: printk's time (dmesg_prefix)
+/// for a driver whose log is printk's, nothing for one that prints to its console as it is
+/// (DriverTraits::log: FreeBSD, U-Boot, EDK2). A null `v` is Linux's.
+std::string log_prefix(const Variant* v, double probe_start_s, int64_t t_ps);
 
 /// The dmesg file at `path` as a sink: the trials in `trials` of every variant, in run order, each
 /// as append_dmesg_trial writes it (they keep their events for it). Throws IoError when `path`

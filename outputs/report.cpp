@@ -9,7 +9,12 @@ ojson summary_json(const VariantReport& r) {
   ojson st;
   for (size_t i = 0; i < r.status_counts.size(); ++i) st[to_string(static_cast<ProbeStatus>(i))] = r.status_counts[i];
   s["trials"] = r.trials;
-  s["ran"] = {{"kernel", r.ran.kernel}, {"profile", r.ran.profile}, {"poll_sleep", r.ran.poll_sleep}, {"hz", r.ran.hz}};
+  if (r.ran.is_linux())
+    s["ran"] = {{"kernel", r.ran.kernel}, {"profile", r.ran.profile}, {"poll_sleep", r.ran.poll_sleep}, {"hz", r.ran.hz}};
+  else {
+    s["ran"] = {{"driver", r.ran.driver}};  // none of Linux's settings: the driver did not read them
+    if (!r.ran.release.empty()) s["ran"]["release"] = r.ran.release;
+  }
   s["status"] = st;
   s["probe_ms"] = summary_or_null(r.probe_ms);
   s["critical_path_ms"] = summary_or_null(r.critical_path_ms);

@@ -12,8 +12,11 @@
 namespace nvmesim {
 
 /// What a variant actually ran, resolved from its scenario (issue 10 item 5): a variant named
-/// "5.7" that ran 6.6 shows 6.6 here.
+/// "5.7" that ran 6.6 shows 6.6 here. The Linux fields are empty (hz 0) for another driver.
 struct RanSettings {
+  std::string driver = "linux";  ///< host.driver
+  std::string release;     ///< the driver's release where it has a choice of them (FreeBSD), else empty
+  bool is_linux() const { return driver == "linux"; }
   std::string kernel;      ///< host.kernel as resolved, e.g. "6.6", "6.1.90" or "5.4.0-150-generic"
   std::string mainline;    ///< its mainline part ("5.4"), which selected the profile row
   std::string profile;     ///< the release table's row holding it, "FIRST-LAST" ("6.6-6.11"), or FIRST alone
@@ -48,7 +51,8 @@ struct RunReport {
   std::vector<PairedReport> paired;
 };
 
-/// A variant's `summary` object: trials, ran (kernel, profile, poll_sleep, hz), status counts by
+/// A variant's `summary` object: trials, ran (Linux: kernel, profile, poll_sleep, hz; another
+/// driver: driver and, when it has releases, release), status counts by
 /// name, probe_ms and critical_path_ms (ok trials; null when none), time_to_failure_ms (failed
 /// trials; null when none), namespace_ms and workload_ms when reported, phases.
 nlohmann::ordered_json summary_json(const VariantReport& r);

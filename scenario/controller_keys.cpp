@@ -172,7 +172,11 @@ const Section<ControllerFaults>& faults_section() {
                   "CC.EN 0->1 is ignored until AQA, ASQ and ACQ were written", 
                   to(&ControllerFaults::ignore_enable_before_admin_queue)),
        K::boolean("stuck_ready", dflt("false"), "CC.EN 1->0 never clears RDY until a function-level reset",
-                  to(&ControllerFaults::stuck_ready))});
+                  to(&ControllerFaults::stuck_ready)),
+       K::integer("identify_status", 0, 0x7FFF, dflt("0"), "",
+                  "every Identify completes with this CQE Status Field (SC in bits 7:0, SCT in 10:8, CRD, M, DNR above; 6: "
+                  "Internal Error) and transfers no data; 0: Identify succeeds",
+                  to(&ControllerFaults::identify_status))});
   return s;
 }
 

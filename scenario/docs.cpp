@@ -25,15 +25,28 @@ std::string default_cell(const KeyInfo& k) {
   return k.required ? "required" : "";
 }
 
-// The section's table, then the tables of its object-valued keys (depth first, each once).
+// The "drivers" cell: the drivers that read the key (KeyInfo::used_by), or "all".
+std::string drivers_cell(const KeyInfo& k) {
+  if (k.used_by.empty()) return "all";
+  std::string out;
+  for (size_t i = 0; i < k.used_by.size(); ++i) out += (i ? ", `" : "`") + k.used_by[i] + "`";
+  return out;
+}
+
+// The section's table, then the tables of its object-valued keys (depth first, each once). A
+// table with a key some driver does not read gets a "drivers" column.
 void render(const SectionInfo& s, std::set<const SectionInfo*>& done, std::string& out) {
   if (!done.insert(&s).second) return;
   out += "\n### `" + s.title() + "`\n\n";
   if (!s.doc().empty()) out += s.doc() + "\n\n";
-  out += "| key | type | default | unit | meaning |\n|---|---|---|---|---|\n";
+  bool per_driver = false;
+  for (const KeyInfo* k : s.infos()) per_driver = per_driver || !k->used_by.empty();
+  out += per_driver ? "| key | type | default | unit | drivers | meaning |\n|---|---|---|---|---|---|\n"
+                    : "| key | type | default | unit | meaning |\n|---|---|---|---|---|\n";
   for (const KeyInfo* k : s.infos())
     out += "| `" + k->key + "` | " + cell(k->type) + " | " + cell(default_cell(*k)) + " | " + cell(k->unit) +
-           " | " + cell(k->doc) + (k->fixed_in_variants ? " (not in a variant)" : "") + " |\n";
+           " | " + (per_driver ? drivers_cell(*k) + " | " : "") + cell(k->doc) +
+           (k->fixed_in_variants ? " (not in a variant)" : "") + " |\n";
   for (const KeyInfo* k : s.infos())
     if (k->sub) render(*k->sub, done, out);
 }

@@ -1,4 +1,5 @@
 // The tables of `host`, `host.overrides` and `host.bad_config` (scenario/keys.hpp).
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -17,10 +18,59 @@ using KH = Keys<HostParams>;
 using KP = Keys<KernelProfile>;
 using KB = Keys<HostParams::BadConfig>;
 
+// The keys of Linux's timers, release profile and driver core: no other driver reads them.
+const std::vector<std::string> kLinux{"linux"};
+
 // host.driver: one of the drivers of the registry (host/registry.hpp), the one list of them.
 std::vector<std::string> driver_names() { return host_driver_names(); }
 
 void read_driver(const Node& n, HostParams& h) { h.driver = n.choice(host_driver_choices()); }
+
+// The words of a space-separated list ("13.1+ older").
+std::vector<std::string> words(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < list.size();) {
+    const size_t j = std::min(list.find(' ', i), list.size());
+    if (j > i) out.push_back(list.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+// host.release: the drivers with a choice of releases (DriverTraits::releases), their lists.
+std::vector<std::string> release_drivers() {
+  std::vector<std::string> out;
+  for (const DriverTraits& t : host_driver_traits())
+    if (*t.releases) out.emplace_back(t.name);
+  return out;
+}
+std::string release_type() {
+  std::string out;
+  for (const DriverTraits& t : host_driver_traits())
+    if (*t.releases) out += (out.empty() ? "" : "; ") + std::string(t.name) + ": " + choice_type(words(t.releases));
+  return out;
+}
+
+/// host.sleep_lateness's spellings.
+constexpr EnumName<SleepPolicy::Lateness> kLatenessNames[] = {{SleepPolicy::Lateness::uniform, "uniform"},
+                                                              {SleepPolicy::Lateness::none, "none"},
+                                                              {SleepPolicy::Lateness::max, "max"}};
+
+// After the keys: host.release is one of the driver's releases (its first when not given); a
+// release without pause_sbt sleeps (FreeBSD "older") takes no host.sleep_lateness.
+void finish_release(const Node& n, HostParams& h) {
+  const std::vector<std::string> releases = words(driver_traits(h.driver).releases);
+  if (!n.has("release")) h.driver_release = releases.empty() ? "" : releases.front();
+  if (n.has("sleep_lateness") && h.driver_release == "older")
+    n.at("sleep_lateness").fail("FreeBSD \"older\" busy-waits (DELAY) and never calls pause_sbt; leave it out "
+                                "for this release");
+  if (!n.has("release")) return;
+  if (std::find(releases.begin(), releases.end(), h.driver_release) == releases.end()) {
+    std::vector<std::pair<std::string, std::string>> choices;
+    for (const auto& r : releases) choices.emplace_back(r, r);
+    (void)n.at("release").choice(choices);  // fails listing the driver's releases
+  }
+}
 
 /// host.shutdown_notification's spellings: the CC.SHN value written (abrupt: true).
 constexpr EnumName<bool> kShutdownNotificationNames[] = {{false, "normal"}, {true, "abrupt"}};
@@ -128,47 +178,61 @@ HostParams::BadConfig& bad_config_of(HostParams& h) { return h.bad_config; }
 const Section<HostParams>& host_section() {
   static const Section<HostParams> s(
       "host", "The host: its Linux release, timer configuration and driver.",
-      {KH::row("kernel", "string `\"MAJOR.MINOR[.PATCH]\"`", dflt("\"5.7\""), "",
+      {used_by(KH::row("kernel", "string `\"MAJOR.MINOR[.PATCH]\"`", dflt("\"5.7\""), "",
                "Linux release; a **string** (6.10 as a JSON number would read 6.1). Selects a row of the kernel "
                "profile table (`nvmesim profiles`); releases 4.8 to 6.19",
-               read_kernel),
-       KH::row("hz", "100, 250, 300 or 1000", dflt("250"), "Hz", "CONFIG_HZ", read_hz),
-       KH::boolean("highres", dflt("true"), "high-resolution timers; false: usleep_range wakes at the first tick at or "
-                   "after min", to(&HostParams::timers, &TimerSettings::highres)),
-       KH::choice("tick", kTickModeNames, dflt("\"nohz_idle\""),
+               read_kernel), kLinux),
+       used_by(KH::row("hz", "100, 250, 300 or 1000", dflt("250"), "Hz", "CONFIG_HZ", read_hz), kLinux),
+       used_by(KH::boolean("highres", dflt("true"), "high-resolution timers; false: usleep_range wakes at the first tick at or "
+                   "after min", to(&HostParams::timers, &TimerSettings::highres)), kLinux),
+       used_by(KH::choice("tick", kTickModeNames, dflt("\"nohz_idle\""),
                   "`nohz_idle`: the CPU idles in the sleep, no tick (usleep_range wakes at its max); `periodic`: "
                   "the tick runs (usleep_range wakes at the first tick in [min, max])",
-                  to(&HostParams::timers, &TimerSettings::tick)),
-       KH::row("wakeup_latency", "duration or distribution", dflt("\"0ns\""), "",
+                  to(&HostParams::timers, &TimerSettings::tick)), kLinux),
+       used_by(KH::row("wakeup_latency", "duration or distribution", dflt("\"0ns\""), "",
                "scheduler wakeup latency added to every msleep and usleep_range",
-               [](const Node& n, HostParams& h) { h.wakeup_latency = read_distribution(n); }),
-       KH::number("background_irq_rate_hz", 0, 1e7, dflt("0"), "Hz",
+               [](const Node& n, HostParams& h) { h.wakeup_latency = read_distribution(n); }), kLinux),
+       used_by(KH::number("background_irq_rate_hz", 0, 1e7, dflt("0"), "Hz",
                   "other interrupts on the CPU (Poisson); one in [min, max] ends a usleep_range early",
-                  to(&HostParams::timers, &TimerSettings::background_irq_rate_hz)),
-       KH::row("init_to_probe", "duration or distribution", dflt("\"0ns\""), "",
+                  to(&HostParams::timers, &TimerSettings::background_irq_rate_hz)), kLinux),
+       used_by(KH::row("init_to_probe", "duration or distribution", dflt("\"0ns\""), "",
                "driver init (`nvme_init`) to the probe's `pci function` line, per controller",
-               [](const Node& n, HostParams& h) { h.init_to_probe = read_distribution(n); }),
+               [](const Node& n, HostParams& h) { h.init_to_probe = read_distribution(n); }), kLinux),
        KH::row("driver", choice_type(driver_names()), dflt("\"linux\""), "", "the host driver", read_driver),
-       KH::object("overrides", "object: `host.overrides`", "change one behaviour of the release", overrides_section(),
-                  profile_of),
-       KH::integer("cpus", 1, 65536, dflt("64"), "",
+       used_by(KH::row("release", release_type(), computed("the driver's first"), "",
+                       "the driver's release (Linux's is `kernel`)",
+                       [](const Node& n, HostParams& h) { h.driver_release = n.str(); }),
+               release_drivers()),
+       used_by(KH::choice("sleep_lateness", kLatenessNames, dflt("\"uniform\""),
+                          "where a pause_sbt callout fires in its window [d, 1.5 d] (FreeBSD 13.1+): `uniform` "
+                          "(one draw per sleep), `none` (at d), `max` (at 1.5 d: an idle CPU's event timer)",
+                          to(&HostParams::sleep_lateness)),
+               {"freebsd"}),
+       used_by(KH::object("overrides", "object: `host.overrides`", "change one behaviour of the release", overrides_section(),
+                  profile_of), kLinux),
+       used_by(KH::integer("cpus", 1, 65536, dflt("64"), "",
                    "I/O queues the driver asks for (one per CPU); the device grants at most its `io_queues`",
-                   to(&HostParams::cpus)),
+                   to(&HostParams::cpus)), {"linux", "freebsd"}),
        KH::integer("max_polls_per_wait", 1, 1'000'000'000, dflt("2000000"), "CSTS reads",
                    "safety limit: reads in one wait before the trial stops with an error",
                    to(&HostParams::max_polls_per_wait)),
-       KH::integer("shutdown_timeout_s", 0, 3600, dflt("5"), "s",
+       used_by(KH::integer("shutdown_timeout_s", 0, 3600, dflt("5"), "s",
                    "nvme_core.shutdown_timeout; with Identify RTD3E the driver uses clamp(RTD3E s, this, 60)",
-                   to(&HostParams::shutdown_timeout_s)),
-       KH::boolean("async_shutdown", dflt("false"), "shut controllers down in parallel (the proposed asynchronous "
-                   "shutdown)", to(&HostParams::async_shutdown)),
-       KH::choice("shutdown_notification", kShutdownNotificationNames, dflt("\"normal\""),
-                  "CC.SHN the shutdown writes (`abrupt` is a what-if)", to(&HostParams::abrupt_shutdown)),
-       KH::object("bad_config", "object: `host.bad_config`", "what-if host mistakes", bad_config_section(),
-                  bad_config_of),
+                   to(&HostParams::shutdown_timeout_s)), kLinux),
+       used_by(KH::boolean("async_shutdown", dflt("false"), "shut controllers down in parallel (the proposed asynchronous "
+                   "shutdown)", to(&HostParams::async_shutdown)), kLinux),
+       used_by(KH::choice("shutdown_notification", kShutdownNotificationNames, dflt("\"normal\""),
+                  "CC.SHN the shutdown writes (`abrupt` is a what-if)", to(&HostParams::abrupt_shutdown)), kLinux),
+       used_by(KH::object("bad_config", "object: `host.bad_config`", "what-if host mistakes", bad_config_section(),
+                  bad_config_of), kLinux),
        KH::integer("max_events_per_trial", 1, 1'000'000'000, dflt("4000000"), "host operations",
                    "safety limit: MMIO accesses and sleeps in one trial over all controllers",
-                   to(&HostParams::max_events_per_trial))});
+                   to(&HostParams::max_events_per_trial))},
+      // A key of another driver is an error: host.driver is known once the keys are read.
+      [](const Node& n, HostParams& h) {
+        check_used_by(n, host_section(), h.driver);
+        finish_release(n, h);
+      });
   return s;
 }
 

@@ -1,5 +1,6 @@
 #include "scenario/keys.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -43,6 +44,19 @@ void require_keys(const JsonNode& n, const SectionInfo& s) {
     }
   }
   n.require_object(s.names());
+}
+
+void check_used_by(const JsonNode& n, const SectionInfo& s, const std::string& driver) {
+  if (!n.json().is_object()) return;
+  for (const auto& [key, value] : n.json().items()) {
+    const KeyInfo* k = s.find(key);
+    if (!k || k->used_by.empty() || std::find(k->used_by.begin(), k->used_by.end(), driver) != k->used_by.end())
+      continue;
+    std::string users;
+    for (size_t i = 0; i < k->used_by.size(); ++i) users += (i ? ", \"" : "\"") + k->used_by[i] + "\"";
+    n.at(key).fail("host.driver \"" + driver + "\" does not use this key (used by " + users +
+                   "); leave it out for this driver");
+  }
 }
 
 namespace {

@@ -51,6 +51,9 @@ struct KeyInfo {
   const SectionInfo* sub = nullptr;
   /// The sub-table is the table of each element of an array (controllers[]).
   bool sub_is_array = false;
+  /// The host drivers (host/registry.hpp names) that read this key; empty: every driver. A key
+  /// the file gives for another driver is an error (check_used_by), not a value silently unused.
+  std::vector<std::string> used_by;
 };
 
 /// One table, seen without its parameter type.
@@ -149,6 +152,17 @@ template <class C, class M1, class M2>
 auto to(M1 C::*m1, M2 M1::*m2) {
   return [m1, m2](auto& p, auto v) { (p.*m1).*m2 = static_cast<M2>(v); };
 }
+
+/// `k` read only by `drivers` (KeyInfo::used_by).
+template <class P>
+Key<P> used_by(Key<P> k, std::vector<std::string> drivers) {
+  k.used_by = std::move(drivers);
+  return k;
+}
+
+/// Fails (InputError at the key) at the first key of the object `n` that the table `s` marks as
+/// used by other drivers than `driver`, naming the drivers that use it.
+void check_used_by(const JsonNode& n, const SectionInfo& s, const std::string& driver);
 
 /// "an integer from 1 to 65536" and the like, for the type column.
 std::string integer_type(int64_t lo, int64_t hi);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "host/registry.hpp"
 #include "scenario/loader_parts.hpp"
 
 namespace nvmesim::scenario_detail {
@@ -65,13 +66,31 @@ const Section<Document>& boot_section() {
   using K = Keys<Document>;
   static const Section<Document> s(
       "boot", "The boot the trials belong to.",
-      {K::number("probe_start_s", 0, 1e6, dflt("0"), "s",
-                 "the kernel clock at driver init: where dmesg lines (`--dmesg`, the timeline) start",
-                 [](Document& d, double v) { d.variant.probe_start_s = v; })});
+      {used_by(K::number("probe_start_s", 0, 1e6, dflt("0"), "s",
+                         "the kernel clock at driver init: where dmesg lines (`--dmesg`, the timeline) start "
+                         "(printk times: the other drivers print none)",
+                         [](Document& d, double v) { d.variant.probe_start_s = v; }),
+               {"linux"})});
   return s;
 }
 
 Document& whole(Document& d) { return d; }
+
+// What host.driver cannot do is an error at load time, not at run time: a workload it has no
+// sequence for (at /workload), a `boot` key it does not use.
+void check_driver_fits(const Node& root, Document& d) {
+  const std::string& driver = d.variant.host.driver;
+  const DriverTraits& t = driver_traits(driver);
+  const std::string workload = key_in(kWorkloadNames, d.variant.workload);
+  if (!t.runs(workload)) {
+    std::string others;
+    for (const DriverTraits& o : host_driver_traits())
+      if (o.runs(workload)) others += (others.empty() ? "\"" : ", \"") + std::string(o.name) + "\"";
+    root.at("workload").fail("host.driver \"" + driver + "\" has no " + workload + " sequence (it runs: " +
+                             t.workloads + "); the drivers that run it: " + (others.empty() ? "none" : others));
+  }
+  if (root.has("boot")) check_used_by(root.at("boot"), boot_section(), driver);
+}
 
 // The keys a variant may not change, and why.
 constexpr const char* kPaired = "(variants share seed and trials to stay paired)";
@@ -145,7 +164,8 @@ const Section<Document>& document_section() {
        K::object("boot", "object: `boot`", "the boot", boot_section(), whole),
        fixed(K::row("variants", "array of `{\"name\", \"patch\", \"set\"}`", Default{}, "",
                     "the variants to compare; the first is the baseline (see below)",
-                    [](const Node& n, Document&) { (void)n.array(); }))});
+                    [](const Node& n, Document&) { (void)n.array(); }))},
+      check_driver_fits);
   return s;
 }
 

@@ -1,49 +1,33 @@
-// The FreeBSD host driver (host/freebsd/, release "older": the last pre-13.1 shape, 00ed045a)
-// through the host-driver seam: its readiness wait is the one loop with `R A T D S`, a 1 ms busy
+// The FreeBSD host driver (host/freebsd/) through the host-driver seam. Release "older" (the
+// last pre-13.1 shape, 00ed045a): its readiness wait is the one loop with `R A T D S`, a 1 ms busy
 // DELAY and an iteration-count deadline (CAP.TO + 1) x 500; attach runs two hw_resets, each with
-// a 100 ms DELAY, and a 5 ms DELAY after each admin-queue register. Facts: the FreeBSD section of
+// a 100 ms DELAY, and a 5 ms DELAY after each admin-queue register. Release "13.1+": one reset,
+// no DELAYs, pause_sbt from 1 us x 1.5 to 1 ms, a tick deadline. Facts: the FreeBSD section of
 // the host facts (brief), 1.1-1.6 and cases F1, F3, F4, F6.
 // Notation: R = one CSTS read round trip = 2 x 450 ns + 2 x 6.094 ns + 32 ns + (0..2) ns edge =
 // 0.944-0.946 us; w = a posted write, ~7 ns for the host. DELAY(n) is exact (udelay: no lateness).
+// Exact times (ps, trial 0 from simulation time 0) follow tests/test_uboot.cpp's rules: a read
+// issued at 94 (mod 2000) ps takes kR = 946000, a posted write kW = 7110.
 // Each TEST_CASE elaborates once, so CTest runs it in its own process.
 #include <catch2/catch.hpp>
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "support.hpp"
+#include "host_bench.hpp"
+#include "scenario/scenario.hpp"
 
 using namespace nvmesim;
-using json = nlohmann::json;
 
 namespace {
-std::string freebsd(const std::string& controllers, int trials = 3) {
-  return R"({"schema": "nvmesim.scenario/1", "trials": )" + std::to_string(trials) + R"(,
-    "host": {"driver": "freebsd"}, "controllers": [)" + controllers + "]}";
+std::vector<test::BenchTrial> freebsd(const std::string& controllers, int trials = 3,
+                                      const std::string& host_keys = R"("release": "older")") {
+  return test::run_bench(test::bench_scenario("freebsd", controllers, trials, host_keys));
 }
 
-const json* find_phase(const json& trial, const std::string& name) {
-  for (const auto& p : trial["phases"])
-    if (p["name"] == name) return &p;
-  return nullptr;
-}
-
-const json& phase(const json& trial, const std::string& name) {
-  const json* p = find_phase(trial, name);
-  if (!p) FAIL("no phase " << name);
-  return *p;
-}
-
-double dur_ns(const json& p) { return p["end_ns"].get<double>() - p["start_ns"].get<double>(); }
-
-bool has_line(const json& trial, const std::string& text) {
-  for (const auto& l : trial["dmesg"])
-    if (l.get<std::string>().find(text) != std::string::npos) return true;
-  return false;
-}
+double dur_ns(const Phase& p) { return static_cast<double>(p.end_ps - p.start_ps) / 1000.0; }
 
 constexpr double kRMin = 944.0, kRMax = 946.0, kWMax = 10.0;  // ns
+constexpr int64_t kR = 946000, kW = 7110, kMs = 1'000'000'000;  // ps
 }  // namespace
 
 TEST_CASE("freebsd older: never ready with CAP.TO=0 fails after 501 DELAYs and 502 reads (cases F6, 1.6)",
@@ -55,17 +39,15 @@ TEST_CASE("freebsd older: never ready with CAP.TO=0 fails after 501 DELAYs and 5
   // (2 writes each), AQA with a 5 ms DELAY after each, writes CC.EN=1 and waits:
   //   first_reset = 100 ms + 2R + 2R + R + 15 ms + 5w + w + 501 ms + 502R = 616 ms + 507R + 6w
   //               = 616.478608-616.479622 ms (+ 6w <= 60 ns).
-  const json j = test::run_to_json(freebsd(R"({"handoff": "disabled", "cap": {"to": 0}, "enable_latency": "10s"})"),
-                                   "freebsd_never.json");
-  for (const auto& t : j["variants"][0]["trials"]) {
-    CHECK(t["status"] == "enodev");
-    const json& r1 = phase(t, "first_reset");
-    CHECK(r1["polls"] == 1 + 502);  // the enable's RDY=0 read, then the RDY=1 wait
-    CHECK(r1["sleeps"] == 501);     // the wait's DELAYs (the 100 ms and 5 ms DELAYs are not wait sleeps)
+  for (const auto& t : freebsd(R"({"handoff": "disabled", "cap": {"to": 0}, "enable_latency": "10s"})")) {
+    CHECK(t.status == ProbeStatus::enodev);
+    const Phase& r1 = t.phase("first_reset");
+    CHECK(r1.polls == 1 + 502);  // the enable's RDY=0 read, then the RDY=1 wait
+    CHECK(r1.sleeps == 501);     // the wait's DELAYs (the 100 ms and 5 ms DELAYs are not wait sleeps)
     CHECK(dur_ns(r1) >= 616e6 + 507 * kRMin);
     CHECK(dur_ns(r1) <= 616e6 + 507 * kRMax + 6 * kWMax);
-    CHECK(find_phase(t, "disable") == nullptr);  // the second reset never starts
-    CHECK(has_line(t, "nvme0: controller ready did not become 1 within 500 ms"));
+    CHECK(!t.has_phase("disable"));  // the second reset never starts
+    CHECK(t.has_line("nvme0: controller ready did not become 1 within 500 ms"));
   }
 }
 
@@ -78,31 +60,30 @@ TEST_CASE("freebsd older: two resets, each wait 1 ms + 2R on a 500 us device (ca
   // sees RDY=1: w + 1 ms + 2R. Reset 2 finds EN=1, RDY=1 again: the same.
   //   reset_delay = 100 ms exactly; disable = 2R + w + 1 ms + 2R = 1 ms + 4R + w;
   //   admin_queue = 3R + 15 ms + 5w; enable = w + 1 ms + 2R.
-  const json j = test::run_to_json(
-      freebsd(R"({"handoff": "enabled", "disable_latency": "500us", "enable_latency": "500us"})"), "freebsd_f4.json");
-  for (const auto& t : j["variants"][0]["trials"]) {
-    CHECK(t["status"] == "ok");
-    CHECK(dur_ns(phase(t, "reset_delay")) == 100e6);  // DELAY(100 ms): to the picosecond
-    const json& dis = phase(t, "disable");
-    CHECK(dis["polls"] == 2);
-    CHECK(dis["sleeps"] == 1);
+  for (const auto& t : freebsd(R"({"handoff": "enabled", "disable_latency": "500us", "enable_latency": "500us"})")) {
+    CHECK(t.status == ProbeStatus::ok);
+    const Phase& delay = t.phase("reset_delay");
+    CHECK(delay.end_ps - delay.start_ps == 100 * kMs);  // DELAY(100 ms): to the picosecond
+    const Phase& dis = t.phase("disable");
+    CHECK(dis.polls == 2);
+    CHECK(dis.sleeps == 1);
     CHECK(dur_ns(dis) >= 1e6 + 4 * kRMin);
     CHECK(dur_ns(dis) <= 1e6 + 4 * kRMax + kWMax);
-    const json& aq = phase(t, "admin_queue");
-    CHECK(aq["polls"] == 1);
+    const Phase& aq = t.phase("admin_queue");
+    CHECK(aq.polls == 1);
     CHECK(dur_ns(aq) >= 15e6 + 3 * kRMin);
     CHECK(dur_ns(aq) <= 15e6 + 3 * kRMax + 5 * kWMax);
-    const json& en = phase(t, "enable");
-    CHECK(en["polls"] == 2);
-    CHECK(en["sleeps"] == 1);
+    const Phase& en = t.phase("enable");
+    CHECK(en.polls == 2);
+    CHECK(en.sleeps == 1);
     CHECK(dur_ns(en) >= 1e6 + 2 * kRMin);
     CHECK(dur_ns(en) <= 1e6 + 2 * kRMax + kWMax);
     // The first reset is the same sequence: 100 ms + (1 ms + 4R + w) + (3R + 15 ms + 5w) + (w + 1 ms + 2R).
-    const json& r1 = phase(t, "first_reset");
-    CHECK(r1["polls"] == 2 + 1 + 2);
+    const Phase& r1 = t.phase("first_reset");
+    CHECK(r1.polls == 2 + 1 + 2);
     CHECK(dur_ns(r1) >= 117e6 + 9 * kRMin);
     CHECK(dur_ns(r1) <= 117e6 + 9 * kRMax + 7 * kWMax);
-    CHECK(phase(t, "disable")["start_ns"].get<double>() >= r1["end_ns"].get<double>() + 100e6);
+    CHECK(dis.start_ps >= r1.end_ps + 100 * kMs);
   }
 }
 
@@ -118,24 +99,32 @@ TEST_CASE("freebsd older: the EN=0, RDY=0 short cut and the 2300-tick quirk paus
   // latency: after the CC write the driver pauses until the 1 kHz tick counter has advanced 2300,
   // i.e. 2300 ms - phi (phi in [0, 1 ms): the write's offset past its tick), and the wait's one
   // read then sees RDY=0: disable = 2R + w + (2299, 2300] ms + R.
-  const json j = test::run_to_json(
-      freebsd(R"({"handoff": "disabled"}, {"handoff": "enabled", "pci_id": "144d:a822", "disable_latency": "1ms"})",
-              2),
-      "freebsd_f1_f3.json");
-  for (const auto& t : j["variants"][0]["trials"]) {
-    CHECK(t["status"] == "ok");
+  const auto trials =
+      freebsd(R"({"handoff": "disabled"}, {"handoff": "enabled", "pci_id": "144d:a822", "disable_latency": "1ms"})", 2);
+  // Trial 0 to the picosecond: CAP, CAP+4 from 0 (946094 + kR = 1892094, where first_reset
+  // opens); DELAY(100 ms); CC, CSTS (the short cut), CC, CSTS, the RDY=0 wait's read: 5 x kR;
+  // ASQ, ASQ+4, DELAY(5 ms), ACQ, ACQ+4, DELAY, AQA, DELAY: 5 kW + 15 ms; CC.EN=1 at
+  // 115006657644, back + kW = 115006664754, arriving 115007114754 -> edge 115007116000, effect
+  // F = 115007124000 (RDY=1 there: latency 0); the wait's read (arriving 115007120848, edge
+  // 115007122000) is sampled at F and back at F + 488094 = 115007612094.
+  const Phase& f1 = trials[0].phase("first_reset");
+  CHECK(f1.start_ps == 1892094);
+  CHECK(f1.end_ps == 1892094 + 100 * kMs + 5 * kR + 5 * kW + 15 * kMs + kW + (115007612094 - 115006664754));
+  CHECK(f1.end_ps == 115007612094);
+  for (const auto& t : trials) {
+    CHECK(t.status == ProbeStatus::ok);
     int seen = 0;
-    for (const auto& p : t["phases"]) {
-      if (p["ctrl"] == 0 && p["name"] == "first_reset") {
-        CHECK(p["polls"] == 2);
+    for (const Phase& p : t.phases) {
+      if (p.ctrl == 0 && p.id.name == std::string("first_reset")) {
+        CHECK(p.polls == 2);
         CHECK(dur_ns(p) >= 115e6 + 6 * kRMin);
         CHECK(dur_ns(p) <= 115e6 + 6 * kRMax + 6 * kWMax);
       }
-      if (p["name"] != "disable") continue;
+      if (p.id.name != std::string("disable")) continue;
       ++seen;
-      CHECK(p["polls"] == 1);
-      CHECK(p["sleeps"] == 0);
-      if (p["ctrl"] == 0) {
+      CHECK(p.polls == 1);
+      CHECK(p.sleeps == 0);
+      if (p.ctrl == 0) {
         CHECK(dur_ns(p) >= 3 * kRMin);
         CHECK(dur_ns(p) <= 3 * kRMax + kWMax);
       } else {
@@ -144,5 +133,86 @@ TEST_CASE("freebsd older: the EN=0, RDY=0 short cut and the 2300-tick quirk paus
       }
     }
     CHECK(seen == 2);
+  }
+}
+
+TEST_CASE("freebsd 13.1+: one reset, pause_sbt backoff: each 500 us wait is S_14 + 15R (case F4)", "[freebsd][systemc]") {
+  // Handed over enabled, disable and enable latency 500 us, lateness none. The sleeps d_k of
+  // the backoff (sbt, 2^-32 s): 4294, 6441, 9661, ... (x 3/2 rounded down), in ps rounded down;
+  // their sums S_13 = 387.107 us, S_14 = 581.660 us (host facts 1.2: 387.108, 581.660). Read k
+  // of a wait is issued at S_k + k R after the CC write returns and samples about 0.458 us
+  // later; RDY changes 500 us after the write's effect (~0.46 us after it returns): read 13
+  // (S_13 + 13R = 399.4 us) is too early, read 14 (S_14 + 14R = 594.9 us) sees it. So each wait
+  // is 15 reads and 14 sleeps, w + S_14 + 15R = 595.86-595.89 us (facts, R = 1 us: 596.660).
+  // disable = CC + CSTS reads (2R) + that; no 100 ms DELAY, no 5 ms DELAYs, one reset.
+  constexpr double kS14 = 581'660.067;  // ns, sum of the 14 first sleeps
+  const auto trials = freebsd(R"({"handoff": "enabled", "disable_latency": "500us", "enable_latency": "500us"})", 2,
+                              R"("release": "13.1+", "sleep_lateness": "none")");
+  for (const auto& t : trials) {
+    CHECK(t.status == ProbeStatus::ok);
+    CHECK(!t.has_phase("first_reset"));
+    CHECK(!t.has_phase("reset_delay"));
+    const Phase& dis = t.phase("disable");
+    CHECK(dis.polls == 15);
+    CHECK(dis.sleeps == 14);
+    CHECK(dur_ns(dis) >= kS14 + 17 * kRMin);
+    CHECK(dur_ns(dis) <= kS14 + 17 * kRMax + kWMax);
+    const Phase& aq = t.phase("admin_queue");  // CC, CSTS, the RDY=0 read, 5 writes: no DELAYs
+    CHECK(dur_ns(aq) >= 3 * kRMin);
+    CHECK(dur_ns(aq) <= 3 * kRMax + 5 * kWMax);
+    const Phase& en = t.phase("enable");
+    CHECK(en.polls == 15);
+    CHECK(en.sleeps == 14);
+    CHECK(dur_ns(en) >= kS14 + 15 * kRMin);
+    CHECK(dur_ns(en) <= kS14 + 15 * kRMax + kWMax);
+  }
+}
+
+TEST_CASE("freebsd 13.1+: never ready with CAP.TO=0 fails once the tick counter passes 500 ticks",
+          "[freebsd][systemc]") {
+  // (TO + 1) x 500 = 500 ticks at hz 1000. The wait fails at the first read whose check sees
+  // ticks > ticks0 + 500: 500-501 ms after the CC write (the phase of the 1 kHz counter), plus
+  // at most one sleep (1 ms) and read. Sleeps: 18 of the backoff (S_18 = 2.953 ms), then 1 ms
+  // each: about 18 + 498 = 516.
+  const auto trials = freebsd(R"({"handoff": "disabled", "cap": {"to": 0}, "enable_latency": "10s"})", 2,
+                              R"("release": "13.1+", "sleep_lateness": "none")");
+  for (const auto& t : trials) {
+    CHECK(t.status == ProbeStatus::enodev);
+    const Phase& en = t.phase("enable");
+    CHECK(dur_ns(en) >= 499e6);
+    CHECK(dur_ns(en) <= 502e6);
+    CHECK(en.sleeps >= 514);
+    CHECK(en.sleeps <= 518);
+    CHECK(en.polls == en.sleeps + 1);
+    CHECK(t.has_line("nvme0: controller ready did not become 1 within 500 ms"));
+  }
+}
+
+TEST_CASE("freebsd: the release is 13.1+ unless host.release says older", "[freebsd][scenario]") {
+  CHECK(load_scenario_text(test::bench_scenario("freebsd", "{}"), "s").variants[0].host.driver_release == "13.1+");
+  CHECK(load_scenario_text(test::bench_scenario("freebsd", "{}", 1, R"("release": "older")"), "s")
+            .variants[0]
+            .host.driver_release == "older");
+}
+
+TEST_CASE("freebsd older: an Identify with an error status fails the controller (nvme_ctrlr_fail)", "[freebsd][systemc]") {
+  // nvme_completion_is_error (SC or SCT not 0): `nvme0: nvme_identify_controller failed!`, no
+  // disk attaches; the Set Features before it succeeded, no queue is created.
+  for (const auto& t : freebsd(R"({"faults": {"identify_status": 6}})", 1)) {
+    CHECK(t.status == ProbeStatus::eio);
+    CHECK(t.lines == std::vector<std::string>{"nvme0: nvme_identify_controller failed!"});
+    size_t creates = 0;
+    for (const Event& e : t.events)
+      if (e.kind == EventKind::admin_cmd && e.reg && std::string(e.reg) == "create_io_cq") ++creates;
+    CHECK(creates == 0);
+  }
+}
+
+TEST_CASE("freebsd: only CRD, M or DNR set is no error (SC and SCT are 0)", "[freebsd][systemc]") {
+  // Status Field 0x4000 = DNR alone: nvme_completion_is_error tests SC and SCT only, so the
+  // attach goes on (a driver testing all 15 bits would fail here).
+  for (const auto& t : freebsd(R"({"faults": {"identify_status": 16384}})", 1, R"("release": "13.1+")")) {
+    CHECK(t.status == ProbeStatus::ok);
+    CHECK(t.lines.empty());
   }
 }

@@ -19,6 +19,7 @@ constexpr uint32_t kStallUs = 1000;                       // Stall(1000) before 
 constexpr int64_t kAdminTimeoutPs = 5'000'000'000'000;    // NVME_GENERIC_TIMEOUT, 5 s
 constexpr unsigned kIdentifyNnOffset = 516;               // Identify Controller NN, bytes 519:516
 constexpr uint64_t kIoCq = 0x100000, kIoSq = 0x200000;    // bus addresses of I/O queues (never DMA'd)
+constexpr uint16_t kStatusScSct = 0x7FF;                  // Status Field bits 10:0: SC and SCT
 }  // namespace
 
 std::unique_ptr<HostDriver> make_edk2_driver(nvme_host& host) { return std::make_unique<edk2_driver>(host); }
@@ -39,9 +40,9 @@ PlatformPolicy edk2_driver::platform_policy(const HostParams&) const {
 
 void edk2_driver::begin_trial(const DriverContext&) {}
 
-void edk2_driver::fail(const char* status) {
+void edk2_driver::fail(const char* status, ProbeStatus outcome) {
   host().message(std::string("NvmExpressDriverBindingStart: end with ") + status);
-  host().finish(ProbeStatus::enodev);
+  host().finish(outcome);
 }
 
 void edk2_driver::run(HostAction action) {
@@ -77,10 +78,7 @@ bool edk2_driver::wait_ready(bool enabled, size_t phase) {
 }
 
 bool edk2_driver::init_controller() {
-  const uint64_t lo = host().read32(regs::kCap, "CAP");
-  const uint64_t hi = host().read32(regs::kCap + 4, "CAP+4");
-  const regs::Cap cap = regs::Cap::decode(lo | hi << 32);
-  host().set_doorbell_stride(cap.dstrd);
+  const regs::Cap cap = host().read_cap();
   cap_to_ = cap.to;
   if (!(cap.css & 1u)) return fail("Unsupported"), false;  // EFI_UNSUPPORTED: no NVM command set
   // NvmeDisableController: CC read, CC.EN=0 written whatever it was, wait RDY=0.
@@ -111,28 +109,34 @@ bool edk2_driver::init_controller() {
   return true;
 }
 
-bool edk2_driver::admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid) {
-  if (host().admin_command(CompletionWait::poll, kAdminTimeoutPs, opcode, cdw10, cdw11, prp1, nsid)) return true;
-  host().message("NvmExpressPassThru: Timeout occurs for an NVMe command.");
-  return false;
+const char* edk2_driver::admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid) {
+  // NvmExpressPassThru: EFI_TIMEOUT after NVME_GENERIC_TIMEOUT; a CQE with SCT or SC not 0 is
+  // EFI_DEVICE_ERROR (its status dump is DEBUG_VERBOSE: not in a DEBUG build's log).
+  const auto r = host().admin_cqe(CompletionWait::poll, kAdminTimeoutPs, opcode, cdw10, cdw11, prp1, nsid);
+  if (!r) {
+    host().message("NvmExpressPassThru: Timeout occurs for an NVMe command.");
+    return "Time out";
+  }
+  return (r->status & kStatusScSct) != 0 ? "Device Error" : nullptr;
 }
 
 bool edk2_driver::admin_setup() {
-  // Identify Controller, Create I/O CQ 1 and 2, Create I/O SQ 1 and 2, Identify Namespace per namespace.
+  // Identify Controller, Create I/O CQ 1 and 2, Create I/O SQ 1 and 2, Identify Namespace per
+  // namespace; the first that fails ends DriverBindingStart with its EFI status.
   const size_t ph = host().open_phase(kAdmin);
   host().set_state(HostState::admin_commands);
-  bool ok = admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify);
-  const uint32_t nn = ok ? regs::le32(host().memory.at(hostmem::kIdentify) + kIdentifyNnOffset) : 0;
+  const char* err = admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify);
+  const uint32_t nn = err ? 0 : regs::le32(host().memory.at(hostmem::kIdentify) + kIdentifyNnOffset);
   const uint32_t qsize = kIoDepth - 1;
-  for (uint32_t qid = 1; ok && qid <= 2; ++qid)
-    ok = admin(regs::opcode::kCreateIoCq, qid | qsize << 16, 0x1 /* contiguous, no interrupts */, kIoCq * qid);
-  for (uint32_t qid = 1; ok && qid <= 2; ++qid)
-    ok = admin(regs::opcode::kCreateIoSq, qid | qsize << 16, 0x1 | qid << 16, kIoSq * qid);
-  for (uint32_t ns = 1; ok && ns <= nn; ++ns)
-    ok = admin(regs::opcode::kIdentify, regs::cns::kNamespace, 0, hostmem::kIdentify, ns);
+  for (uint32_t qid = 1; !err && qid <= 2; ++qid)
+    err = admin(regs::opcode::kCreateIoCq, qid | qsize << 16, 0x1 /* contiguous, no interrupts */, kIoCq * qid);
+  for (uint32_t qid = 1; !err && qid <= 2; ++qid)
+    err = admin(regs::opcode::kCreateIoSq, qid | qsize << 16, 0x1 | qid << 16, kIoSq * qid);
+  for (uint32_t ns = 1; !err && ns <= nn; ++ns)
+    err = admin(regs::opcode::kIdentify, regs::cns::kNamespace, 0, hostmem::kIdentify, ns);
   host().close_phase(ph);
-  if (!ok) fail("Time out");
-  return ok;
+  if (err) fail(err, std::string(err) == "Time out" ? ProbeStatus::eintr : ProbeStatus::eio);
+  return !err;
 }
 
 }  // namespace nvmesim

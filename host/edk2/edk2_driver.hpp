@@ -12,7 +12,8 @@
 // The readiness wait: N = max(CAP.TO, 1) x 500 iterations of `Stall(1000)` (1 ms busy), read
 // CSTS, test RDY: a stall before every read, the failure after N stalls and N reads. No all-ones
 // and no CFS test (all ones has RDY=1: the disable wait times out, the enable wait "succeeds").
-// Admin commands wait for their CQE with NVME_GENERIC_TIMEOUT = 5 s.
+// Admin commands wait for their CQE with NVME_GENERIC_TIMEOUT = 5 s (`Time out`, status eintr);
+// a CQE with SCT or SC not 0 is EFI_DEVICE_ERROR (`Device Error`, status eio).
 // Not modelled: the timer-tick granularity of the command timeout (OVMF 10 ms) and the nested
 // re-initialisation PassThru starts on a command timeout (the model fails the probe with
 // `NvmExpressPassThru: Timeout occurs for an NVMe command.`), the shutdown at ResetSystem, the
@@ -39,8 +40,10 @@ class edk2_driver final : public HostDriver {
   bool wait_ready(bool enabled, size_t phase);
   bool init_controller();
   bool admin_setup();
-  bool admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid = 0);
-  void fail(const char* status);
+  // One PassThru: nullptr on success, else the EFI status text ("Time out", "Device Error").
+  const char* admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid = 0);
+  // `NvmExpressDriverBindingStart: end with STATUS`, and the trial's outcome.
+  void fail(const char* status, ProbeStatus outcome = ProbeStatus::enodev);
 
   uint8_t cap_to_ = 0;
 };

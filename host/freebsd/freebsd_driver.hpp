@@ -1,7 +1,15 @@
 #pragma once
-// FreeBSD's nvme(4) attach, release "older": the last shape before 13.1 (freebsd-src
-// sys/dev/nvme/nvme_ctrlr.c at 00ed045a; facts: shared/reference/other-hosts.md and the FreeBSD
-// section of the host facts, 1.1-1.3). Described in our own words; no FreeBSD code is used.
+// FreeBSD's nvme(4) attach, by host.release: "13.1+" (freebsd-src sys/dev/nvme/nvme_ctrlr.c at
+// ba0fe1dd) or "older", the last shape before 13.1 (at 00ed045a); facts:
+// shared/reference/other-hosts.md and the FreeBSD section of the host facts, 1.1-1.3, 13.
+// Described in our own words; no FreeBSD code is used.
+//
+// 13.1+ differs from "older" (below) in: one hw_reset, without the 100 ms DELAY; no 5 ms DELAYs
+// after the admin-queue registers; the readiness wait sleeps pause_sbt(d, d/2) with d from 1 us
+// growing x 1.5 (integer sbintime) to 1 ms, each callout firing host.sleep_lateness into
+// [d, 1.5 d], and fails once the 1 kHz tick counter is past ticks0 + (TO + 1) x 500 (checked
+// before the sleep); Identify Controller before Set Features (Number of Queues); admin commands
+// are polled with the same backoff and panic after 10 s.
 //
 // Attach: read CAP (two 32-bit reads), ready timeout (CAP.TO + 1) x 500 ms; then two hw_resets,
 // each a 100 ms busy DELAY, `disable` and `enable`:
@@ -18,18 +26,20 @@
 // (TO+1) x 500 + 1 DELAYs and (TO+1) x 500 + 2 reads. Either failure fails the controller
 // (nvme_ctrlr_fail: no disk attaches; the model's status is enodev).
 // Admin phase (older order): Set Features Number of Queues (host.cpus asked), Identify
-// Controller, Create I/O CQ then SQ per granted queue, Identify Namespace per namespace. Each
+// Controller, Create I/O CQ then SQ per granted queue, Identify Namespace per namespace; a
+// command whose CQE has SC or SCT set logs `nvme0: nvme_identify_controller failed!` (and the
+// like) and fails the controller (status eio). Each
 // command is waited by nvme_completion_poll: check, pause(1) (one tick at hz 1000: until the tick
 // counter advances), check ...; after hz pauses (1 s) the kernel panics (`panic: NVME polled
 // command failed to complete within 1s.`; the model ends the trial with status eintr).
-// Not modelled: the 13.1+ release (adaptive pause_sbt backoff, one reset, 10 s admin polling),
-// the 12.0-era TO x 500 variant, kern.hz other than 1000 (a VM's HZ_VM 100), the attach line from
+// Not modelled: NVME_2X_RESET (13.1+ with two resets), the 12.0-era TO x 500 variant, kern.hz other than 1000 (a VM's HZ_VM 100), the attach line from
 // the PCI bus, the nvd/nda lines, Get Features Temperature Threshold and the commands not waited
 // (Async Event Config, AERs, Interrupt Coalescing), shutdown and detach.
 #include <cstdint>
 #include <vector>
 
 #include "host/driver.hpp"
+#include "host/timers/sleep_policy.hpp"
 
 namespace nvmesim {
 
@@ -46,17 +56,27 @@ class freebsd_driver final : public HostDriver {
 
  private:
   enum class Rc : uint8_t { ok, enxio, timed_out };
-  // One hw_reset: the 100 ms DELAY, disable, enable. `first` selects the first reset's phases.
-  Rc hw_reset(bool first);
+  // One hw_reset: [older: the 100 ms DELAY], disable, enable; `whole`: one phase for all of it
+  // (older's first reset), else a phase per step.
+  Rc hw_reset(bool whole);
   Rc disable(size_t phase);
   Rc enable(size_t queue_phase, size_t wait_phase);
   // nvme_ctrlr_wait_for_ready(desired): the one loop.
   Rc wait_for_ready(bool desired, size_t phase);
   bool admin_setup();
-  // One synchronous admin command waited by nvme_completion_poll; false after the panic.
-  bool admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid = 0,
-             uint32_t* dw0 = nullptr);
+  enum class Cmd : uint8_t { ok, error, panic };
+  // One synchronous admin command waited by nvme_completion_poll: ok, error (an error status:
+  // SC or SCT not 0), or panic (not completed in 1 s; the trial has ended).
+  Cmd admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid = 0,
+            uint32_t* dw0 = nullptr);
+  // True for ok; for error logs `failed_line` and fails the controller (status eio).
+  bool admin_ok(Cmd rc, const char* failed_line);
 
+  // DELAY(5000) after an admin-queue register (older only).
+  void register_delay();
+
+  bool older_ = false;  // host.release "older"
+  SleepPolicy::Lateness lateness_ = SleepPolicy::Lateness::uniform;  // host.sleep_lateness (13.1+)
   uint8_t cap_to_ = 0;
   uint16_t cap_mqes_ = 0;
   bool quirk_delay_b4_chk_rdy_ = false;

@@ -59,6 +59,7 @@ std::string SleepPolicy::to_string() const {
     case Kind::fsleep: return "fsleep(" + std::to_string(a_) + ")";
     case Kind::udelay: return "udelay(" + std::to_string(a_) + ")";
     case Kind::busy: return "busy";
+    case Kind::pause_sbt: return "pause_sbt(" + std::to_string(a_) + " sbt)";
   }
   return "?";
 }
@@ -83,8 +84,17 @@ int64_t SleepPolicy::requested_ps() const {
     case Kind::fsleep:
     case Kind::udelay: return int64_t{a_} * 1'000'000;
     case Kind::busy: return 0;
+    case Kind::pause_sbt: return sbt_ps(a_);
   }
   return 0;
+}
+
+SleepPolicy SleepPolicy::next_in_wait(uint32_t growth) const {
+  if (kind_ == Kind::pause_sbt) {
+    const uint64_t d = uint64_t{a_} * 3 / 2;
+    return SleepPolicy(kind_, static_cast<uint32_t>(d < kSbt1Ms ? d : kSbt1Ms), b_);
+  }
+  return growth == 1 ? *this : scaled(growth);
 }
 
 SleepPolicy SleepPolicy::scaled(uint32_t factor) const {
@@ -103,6 +113,15 @@ int64_t SleepPolicy::end_ps(const TickClock& clock, const TimerSettings& setting
     case Kind::fsleep: return resolved(settings, rules).end_ps(clock, settings, rules, now_ps, irq_u);
     case Kind::udelay: return now_ps + int64_t{a_} * 1000000;
     case Kind::busy: return now_ps;
+    case Kind::pause_sbt: {
+      const int64_t d = sbt_ps(a_);
+      switch (static_cast<Lateness>(b_)) {
+        case Lateness::none: return now_ps + d;
+        case Lateness::uniform: return now_ps + d + static_cast<int64_t>(irq_u * static_cast<double>(d / 2));
+        case Lateness::max: return now_ps + d + d / 2;
+      }
+      return now_ps + d;
+    }
   }
   return now_ps;
 }

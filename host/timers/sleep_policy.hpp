@@ -1,6 +1,7 @@
 #pragma once
 // The sleep between two CSTS reads, as a value (DESIGN section 5): msleep(ms),
-// usleep_range(min_us, max_us), fsleep(us), udelay(us), or busy (no sleep). Pure C++.
+// usleep_range(min_us, max_us), fsleep(us), udelay(us), busy (no sleep), and FreeBSD's
+// pause_sbt(sbt) with its adaptive backoff. Pure C++.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -11,7 +12,13 @@ namespace nvmesim {
 
 class SleepPolicy {
  public:
-  enum class Kind { msleep, usleep_range, fsleep, udelay, busy };
+  enum class Kind { msleep, usleep_range, fsleep, udelay, busy, pause_sbt };
+  /// Where in its precision window [d, d + d/2] a pause_sbt callout fires.
+  enum class Lateness : uint8_t {
+    none,     ///< at d (an event timer programmed for the earliest time)
+    uniform,  ///< uniform in [d, 1.5 d] (one draw per sleep)
+    max,      ///< at 1.5 d (an idle CPU whose timer is set for the end of the window)
+  };
 
   static SleepPolicy msleep(uint32_t ms) { return SleepPolicy(Kind::msleep, ms, 0); }
   static SleepPolicy usleep_range(uint32_t min_us, uint32_t max_us) {
@@ -20,6 +27,16 @@ class SleepPolicy {
   static SleepPolicy fsleep(uint32_t us) { return SleepPolicy(Kind::fsleep, us, 0); }
   static SleepPolicy udelay(uint32_t us) { return SleepPolicy(Kind::udelay, us, 0); }
   static SleepPolicy busy() { return SleepPolicy(Kind::busy, 0, 0); }
+  /// FreeBSD's pause_sbt("nvmerdy", d, d / 2, 0) for d = `sbt` units of 2^-32 s (sbintime_t;
+  /// 4294 = SBT_1US, 4294967 = SBT_1MS), firing `lateness` of the way into its precision window.
+  /// Not a scheduled sleep in the Linux sense (no host.wakeup_latency). In a wait it backs off:
+  /// next_in_wait() gives min(SBT_1MS, d * 3 / 2) (FreeBSD 13.1+, nvme_ctrlr_wait_for_ready).
+  static SleepPolicy pause_sbt(uint32_t sbt, Lateness lateness) {
+    return SleepPolicy(Kind::pause_sbt, sbt, static_cast<uint32_t>(lateness));
+  }
+  static constexpr uint32_t kSbt1Us = 4294, kSbt1Ms = 4294967;  ///< FreeBSD's SBT_1US, SBT_1MS (2^32 / 10^6, / 10^3)
+  /// d in ps: sbt x 10^12 / 2^32, rounded down (4294 -> 999774).
+  static int64_t sbt_ps(uint32_t sbt) { return static_cast<int64_t>((uint64_t{sbt} * 1'000'000'000'000ull) >> 32); }
 
   /// Parses the kernel spelling: "msleep(100)", "usleep_range(1000, 2000)", "fsleep(500)",
   /// "udelay(10)", "busy". Arguments are whole numbers (ms for msleep, us otherwise) up to
@@ -36,17 +53,22 @@ class SleepPolicy {
   /// `rules.fsleep_613` picks the rule.
   SleepPolicy resolved(const TimerSettings& settings, const TimerRules& rules) const;
 
-  /// The sleep asked for, in ps: msleep's ms, usleep_range's min, fsleep's and udelay's us; busy 0.
+  /// The sleep asked for, in ps: msleep's ms, usleep_range's min, fsleep's and udelay's us,
+  /// pause_sbt's d (sbt_ps); busy 0.
   int64_t requested_ps() const;
   /// The same kind with every argument multiplied by `factor` (a backoff such as pcie_flr's
   /// doubling). Throws std::overflow_error when an argument would pass 2^32 - 1.
   SleepPolicy scaled(uint32_t factor) const;
+  /// The sleep after this one in a readiness wait: pause_sbt's backoff (min(SBT_1MS, d * 3 / 2),
+  /// integer arithmetic as FreeBSD's), else scaled(growth) (WaitSpec::sleep_growth; 1: the same).
+  SleepPolicy next_in_wait(uint32_t growth) const;
 
   /// True when the task is scheduled out (msleep, usleep_range): a wakeup latency applies.
   bool schedules() const { return kind_ == Kind::msleep || kind_ == Kind::usleep_range; }
 
   /// When a sleep started at `now_ps` ends, before wakeup latency. `irq_u` in (0, 1) draws
-  /// the background interrupt for usleep_range (see usleep_range_wake_ps); `rules` are the
+  /// the background interrupt for usleep_range (see usleep_range_wake_ps) and a uniform
+  /// pause_sbt's lateness (d + floor(irq_u x d / 2)); `rules` are the
   /// release's (msleep's extra jiffy, fsleep's rule).
   int64_t end_ps(const TickClock& clock, const TimerSettings& settings, const TimerRules& rules, int64_t now_ps,
                  double irq_u) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -56,16 +57,15 @@ void uboot_driver::run(HostAction action) {
 }
 
 bool uboot_driver::pci_setup() {
-  // nvme_init: a CSTS of all ones means no controller answers (the one all-ones test).
+  // nvme_probe / nvme_init: a CSTS of all ones means no controller answers (the one all-ones
+  // test): -ENODEV, with the text U-Boot prints there (its out-of-memory message, reused at this
+  // site in every release we read), so a log shows what U-Boot shows.
   if (host().read32(regs::kCsts, "CSTS") == regs::kAllOnes32) {
-    host().message("Error: nvme#" + std::to_string(host().index()) + ": Controller not ready!");
-    fail(ProbeStatus::enodev, -EBUSY);
+    host().message("Error: nvme#" + std::to_string(host().index()) + ": Out of memory!");
+    fail(ProbeStatus::enodev, -ENODEV);
     return false;
   }
-  const uint64_t lo = host().read32(regs::kCap, "CAP");
-  const uint64_t hi = host().read32(regs::kCap + 4, "CAP+4");
-  const regs::Cap cap = regs::Cap::decode(lo | hi << 32);
-  host().set_doorbell_stride(cap.dstrd);
+  const regs::Cap cap = host().read_cap();
   cap_to_ = cap.to;
   cap_mpsmin_ = cap.mpsmin;
   io_depth_ = std::min<uint32_t>(uint32_t{cap.mqes} + 1, kIoDepth);
@@ -116,40 +116,50 @@ bool uboot_driver::configure_admin_queue() {
   return true;
 }
 
-bool uboot_driver::admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid,
-                         uint32_t* dw0) {
-  const auto r = host().admin_command(CompletionWait::poll, kAdminTimeoutPs, opcode, cdw10, cdw11, prp1, nsid);
-  if (r && dw0) *dw0 = *r;
-  return r.has_value();
+int uboot_driver::admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid, uint32_t* dw0) {
+  // nvme_submit_sync_cmd: -ETIMEDOUT after 6 s; a CQE whose Status Field is not 0 is printed
+  // (the status without the phase tag, the phase and the CQ slot, in hex and decimal) and is -EIO.
+  const auto r = host().admin_cqe(CompletionWait::poll, kAdminTimeoutPs, opcode, cdw10, cdw11, prp1, nsid);
+  if (!r) return -ETIMEDOUT;
+  if (!r->ok()) {
+    char line[80];
+    std::snprintf(line, sizeof line, "ERROR: status = %x, phase = %d, head = %d", r->status, r->phase ? 1 : 0, r->head);
+    host().message(line);
+    return -EIO;
+  }
+  if (dw0) *dw0 = r->dw0;
+  return 0;
 }
 
 bool uboot_driver::admin_setup() {
-  // nvme_setup_io_queues: Set Features (Number of Queues) for one queue pair; its timeout fails
-  // the probe. Creating the queue pair may fail without failing the probe (the queues are then
-  // deleted again). Then nvme_get_info_from_identify (its result is not checked) and Identify
-  // Namespace for each of NN namespaces, to create their block devices (a timeout fails: -EIO).
+  // nvme_setup_io_queues: Set Features (Number of Queues) for one queue pair; its failure
+  // (timeout or error status) fails the probe with its errno. Creating the queue pair may fail
+  // without failing the probe (the queues are then deleted again). Then
+  // nvme_get_info_from_identify: its failure is not checked, NN stays 0 and no namespace is
+  // looked at. Identify Namespace for each of NN namespaces creates their block devices; a
+  // failure fails the probe with -EIO.
   const size_t ph = host().open_phase(kAdmin);
   host().set_state(HostState::admin_commands);
-  uint32_t dw0 = 0;
-  if (!admin(regs::opcode::kSetFeatures, 0x07 /* Number of Queues */, 0, 0, 0, &dw0)) {
+  auto failed = [&](int rc) {
     host().close_phase(ph);
-    return fail(ProbeStatus::eintr, -ETIMEDOUT), false;
-  }
+    fail(rc == -ETIMEDOUT ? ProbeStatus::eintr : ProbeStatus::eio, rc);
+    return false;
+  };
+  uint32_t dw0 = 0;
+  if (const int rc = admin(regs::opcode::kSetFeatures, 0x07 /* Number of Queues */, 0, 0, 0, &dw0)) return failed(rc);
   const uint32_t qsize = io_depth_ - 1;
-  if (!admin(regs::opcode::kCreateIoCq, 1 | qsize << 16, 0x3 /* contiguous, interrupts */, kIoCq)) {
+  if (admin(regs::opcode::kCreateIoCq, 1 | qsize << 16, 0x3 /* contiguous, interrupts */, kIoCq) != 0) {
     admin(regs::opcode::kDeleteIoCq, 1, 0, 0);
-  } else if (!admin(regs::opcode::kCreateIoSq, 1 | qsize << 16, 0x5 /* contiguous, medium */ | 1u << 16, kIoSq)) {
+  } else if (admin(regs::opcode::kCreateIoSq, 1 | qsize << 16, 0x5 /* contiguous, medium */ | 1u << 16, kIoSq) != 0) {
     admin(regs::opcode::kDeleteIoSq, 1, 0, 0);
     admin(regs::opcode::kDeleteIoCq, 1, 0, 0);
   }
   uint32_t nn = 0;
-  if (admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify))
+  if (admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify) == 0)
     nn = regs::le32(host().memory.at(hostmem::kIdentify) + kIdentifyNnOffset);
   for (uint32_t ns = 1; ns <= nn; ++ns) {
-    if (!admin(regs::opcode::kIdentify, regs::cns::kNamespace, 0, hostmem::kIdentify, ns)) {
-      host().close_phase(ph);
-      return fail(ProbeStatus::eintr, -EIO), false;
-    }
+    if (admin(regs::opcode::kIdentify, regs::cns::kNamespace, 0, hostmem::kIdentify, ns) != 0)
+      return failed(-EIO);  // whatever the cause
   }
   host().close_phase(ph);
   return true;

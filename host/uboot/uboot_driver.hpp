@@ -4,7 +4,7 @@
 // `nvme scan` runs per controller. Its readiness wait is a tight loop with no sleep on the
 // millisecond timer: while get_timer(start) < CAP.TO x 500, read CSTS and return when RDY has the
 // wanted value; else -ETIME. CAP.TO = 0 fails at once without a read. No all-ones test inside the
-// loop (one at probe start), no quirks, no CRTO. Admin commands poll the CQE's phase tag with a
+// loop (one at probe start: -ENODEV), no quirks, no CRTO. Admin commands poll the CQE's phase tag with a
 // 6 s timeout (ADMIN_TIMEOUT 60 x 100000 us). U-Boot never shuts an NVMe controller down or
 // resets it: it hands the OS an enabled controller.
 #include <cstdint>
@@ -30,8 +30,8 @@ class uboot_driver final : public HostDriver {
   bool admin_setup();  // I/O queue pair, Identify Controller and Namespaces
   // nvme_wait_ready: 0 or -ETIME.
   int wait_ready(bool enabled, size_t phase);
-  // nvme_submit_admin_cmd: nullopt after 6 s without a completion (-ETIMEDOUT).
-  bool admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid = 0,
+  // nvme_submit_admin_cmd: 0, -ETIMEDOUT after 6 s without a completion, or -EIO for an error status.
+  int admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid = 0,
              uint32_t* dw0 = nullptr);
   void fail(ProbeStatus status, int err);
 
