@@ -50,7 +50,8 @@ std::string variant_row(const VariantReport& v, int w, const Columns& cols) {
   const Summary& f = v.time_to_failure_ms;
   const auto [sleeps, polls] = wait_means(v);
   // A distribution kernel shows its mainline part, starred; the footnote under the table names it.
-  const std::string kernel = v.ran.kernel == v.ran.mainline ? v.ran.kernel : v.ran.mainline + "*";
+  const bool distribution = !v.ran.mainline.empty() && v.ran.kernel != v.ran.mainline;
+  const std::string kernel = distribution ? v.ran.mainline + "*" : v.ran.kernel;
   char line[640];
   int n = std::snprintf(line, sizeof line, "%-*s %8llu %8llu %10s %10s %10s %10s %10s %10s %8.2f %8.2f", w,
                         v.name.c_str(),
@@ -142,7 +143,7 @@ void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
   os << legend(cols);
   std::vector<std::string> distribution;
   for (const auto& v : rep.variants)
-    if (v.ran.is_linux() && v.ran.kernel != v.ran.mainline &&
+    if (v.ran.is_linux() && !v.ran.mainline.empty() && v.ran.kernel != v.ran.mainline &&
         std::find(distribution.begin(), distribution.end(), v.ran.kernel) == distribution.end()) {
       distribution.push_back(v.ran.kernel);
       os << "(" << v.ran.mainline << "*: host.kernel \"" << v.ran.kernel << "\", a distribution kernel run as mainline "
