@@ -1,6 +1,7 @@
 #include "outputs/table.hpp"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <ostream>
 #include <utility>
@@ -8,6 +9,56 @@
 #include "core/version.hpp"
 
 namespace nvmesim {
+
+namespace {
+
+// printf into a string of whatever length the values need (no buffer to cut a long name off).
+__attribute__((format(printf, 1, 2))) std::string format(const char* fmt, ...) {
+  va_list a, b;
+  va_start(a, fmt);
+  va_copy(b, a);
+  const int n = std::vsnprintf(nullptr, 0, fmt, a);
+  va_end(a);
+  std::string out(n > 0 ? static_cast<size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, b);
+  va_end(b);
+  return out;
+}
+
+// Display columns of UTF-8 text: one per code point (continuation bytes take none).
+size_t columns(const std::string& s) {
+  size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// `s` padded with spaces to `w` columns (never cut).
+std::string pad(const std::string& s, size_t w) {
+  const size_t c = columns(s);
+  return c >= w ? s : s + std::string(w - c, ' ');
+}
+
+}  // namespace
+
+std::string terminal_text(const std::string& text) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;  // U+0080..U+009F (e.g. CSI)
+    if (c < 0x20 || c == 0x7f || c1) {
+      const auto b = c1 ? static_cast<unsigned char>(text[++i]) : c;
+      out += c1 ? "\\u00" : "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 0xf];
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
 
 namespace {
 
@@ -33,46 +84,41 @@ std::string ms_or(const Summary& s, double v, const char* none) {
 
 // One variant's row: counts, probe over the ok trials, time to failure over the failed ones,
 // the waits' means, and what ran.
-std::string variant_row(const VariantReport& v, int w) {
+std::string variant_row(const VariantReport& v, size_t w) {
   const Summary& p = v.probe_ms;
   const Summary& f = v.time_to_failure_ms;
   const auto [sleeps, polls] = wait_means(v);
-  char line[640];
-  std::snprintf(line, sizeof line, "%-*s %8llu %8llu %10s %10s %10s %10s %10s %10s %8.2f %8.2f  %-8s %-10s %5d  %s\n", w,
-                v.name.c_str(), static_cast<unsigned long long>(v.status_counts[static_cast<size_t>(ProbeStatus::ok)]),
+  return pad(terminal_text(v.name), w) +
+         format(" %8llu %8llu %10s %10s %10s %10s %10s %10s %8.2f %8.2f  ",
+                static_cast<unsigned long long>(v.status_counts[static_cast<size_t>(ProbeStatus::ok)]),
                 static_cast<unsigned long long>(failed_trials(v.status_counts)), ms_or(p, p.p50, "n/a").c_str(),
                 ms_or(p, p.p90, "n/a").c_str(), ms_or(p, p.p99, "n/a").c_str(), ms_or(p, p.mean, "n/a").c_str(),
-                ms_or(f, f.p50, "-").c_str(), ms_or(f, f.max, "-").c_str(), sleeps, polls, v.ran.kernel.c_str(),
-                v.ran.profile.c_str(), v.ran.hz, v.ran.poll_sleep.c_str());
-  return line;
+                ms_or(f, f.p50, "-").c_str(), ms_or(f, f.max, "-").c_str(), sleeps, polls) +
+         pad(terminal_text(v.ran.kernel), 8) + " " + pad(terminal_text(v.ran.profile), 10) + format(" %5d  ", v.ran.hz) +
+         terminal_text(v.ran.poll_sleep) + "\n";
 }
 
 // The paired delta of one variant against the baseline, with its pair count; n/a over no pair.
 std::string paired_lines(const PairedReport& p) {
-  char line[512];
   const Summary& d = p.delta_ms;
-  std::snprintf(line, sizeof line, "\npaired probe delta %s - %s (%zu of %llu trials whose probes succeeded in both):", p.variant.c_str(),
-                p.baseline.c_str(), d.count, static_cast<unsigned long long>(p.trials));
-  std::string s = line;
+  std::string s = "\npaired probe delta " + terminal_text(p.variant) + " - " + terminal_text(p.baseline) +
+                  format(" (%zu of %llu trials whose probes succeeded in both):", d.count,
+                         static_cast<unsigned long long>(p.trials));
   if (!d.count) return s + " n/a (no trial's probe succeeded in both)\n";
-  std::snprintf(line, sizeof line, "\n  p50 %+.3f ms, p10 %+.3f, p90 %+.3f, mean %+.3f, min %+.3f, max %+.3f\n", d.p50,
-                d.p10, d.p90, d.mean, d.min, d.max);
-  return s + line;
+  return s + format("\n  p50 %+.3f ms, p10 %+.3f, p90 %+.3f, mean %+.3f, min %+.3f, max %+.3f\n", d.p50, d.p10, d.p90,
+                    d.mean, d.min, d.max);
 }
 
 }  // namespace
 
 void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
-  os << "nvmesim " << kVersion << ": " << (sc.name.empty() ? sc.source : sc.name) << ", " << sc.trials
+  os << "nvmesim " << kVersion << ": " << terminal_text(sc.name.empty() ? sc.source : sc.name) << ", " << sc.trials
      << " trial" << (sc.trials == 1 ? "" : "s") << " per variant, seed " << sc.seed << "\n\n";
-  size_t wn = 8;
-  for (const auto& v : rep.variants) wn = std::max(wn, v.name.size());
-  const int w = static_cast<int>(wn);
-  char line[640];
-  std::snprintf(line, sizeof line, "%-*s %8s %8s %10s %10s %10s %10s %10s %10s %8s %8s  %-8s %-10s %5s  %s\n", w,
-                "variant", "ok", "failed", "probe p50", "p90", "p99", "mean", "fail p50", "fail max", "sleeps", "polls",
-                "kernel", "profile", "HZ", "poll sleep");
-  os << line;
+  size_t w = 8;
+  for (const auto& v : rep.variants) w = std::max(w, columns(terminal_text(v.name)));
+  os << pad("variant", w)
+     << format(" %8s %8s %10s %10s %10s %10s %10s %10s %8s %8s  %-8s %-10s %5s  %s\n", "ok", "failed", "probe p50",
+               "p90", "p99", "mean", "fail p50", "fail max", "sleeps", "polls", "kernel", "profile", "HZ", "poll sleep");
   for (const auto& v : rep.variants) os << variant_row(v, w);
   os << "(ok, failed: whole trials, probe and workload; probe: driver init to the first controller's\n"
         " queues line, ms, over the trials whose probe succeeded (n/a: none); fail: driver init to the\n"
@@ -86,9 +132,8 @@ void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
       if (!sm->count || (sm == &v.critical_path_ms && v.critical_path_ms.max == v.probe_ms.max &&
                          v.critical_path_ms.min == v.probe_ms.min))
         continue;
-      std::snprintf(line, sizeof line, "%-*s %s: p50 %.3f ms, p90 %.3f, max %.3f\n", w, v.name.c_str(), what, sm->p50,
-                    sm->p90, sm->max);
-      os << line;
+      os << pad(terminal_text(v.name), w)
+         << format(" %s: p50 %.3f ms, p90 %.3f, max %.3f\n", what, sm->p50, sm->p90, sm->max);
     }
   }
   for (const auto& p : rep.paired) os << paired_lines(p);
