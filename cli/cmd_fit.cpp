@@ -8,6 +8,7 @@
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
 #include "fit/fit.hpp"
+#include "tools/dmesg_reader.hpp"
 
 namespace po = boost::program_options;
 
@@ -21,6 +22,12 @@ std::string one_log_observations(const po::variables_map& vm) {
   for (const char* k : {"hz", "tick", "cpus"})
     if (!vm.count(k)) throw InputError(std::string("--log needs --") + k + " (and --kernel or --uname-r)");
   if (vm.count("kernel") == vm.count("uname-r")) throw InputError("--log needs exactly one of --kernel or --uname-r");
+  // The values go into the observation file (JSON text): bytes that are not UTF-8 are an input
+  // error here, not nlohmann's type_error (exit 4) when the file is dumped (issue 16 item 18).
+  for (const char* k : {"log", "kernel", "uname-r", "tick", "kind"})
+    if (vm.count(k) && !is_valid_utf8(vm[k].as<std::string>()))
+      throw InputError(std::string("--") + k + ": the value is not valid UTF-8; give it in UTF-8" +
+                       (std::string(k) == "log" ? " (or give the log through a link with a UTF-8 name)" : ""));
   oj host = {{"hz", vm["hz"].as<int>()}, {"tick", vm["tick"].as<std::string>()}, {"cpus", vm["cpus"].as<int>()}};
   if (vm.count("kernel")) host["kernel"] = vm["kernel"].as<std::string>();
   else host["uname_r"] = vm["uname-r"].as<std::string>();

@@ -1,5 +1,9 @@
 #include "cli/options.hpp"
 
+#include <string>
+
+#include "core/errors.hpp"
+
 namespace nvmesim {
 
 namespace po = boost::program_options;
@@ -21,6 +25,15 @@ po::variables_map parse_command(const std::vector<std::string>& args, const po::
   po::variables_map vm;
   po::store(parser.run(), vm);
   po::notify(vm);
+  // A file option given as "" names no file: an error, not an output silently skipped (`run
+  // --out ""` wrote nothing and exited 0) nor the current folder (issue 16 item 22).
+  for (const char* name : {"out", "trace", "vcd", "dmesg", "scenario-out", "log"}) {
+    const auto it = vm.find(name);
+    if (it == vm.end() || it->second.defaulted()) continue;
+    const auto* value = boost::any_cast<std::string>(&it->second.value());
+    if (value && value->empty())
+      throw InputError(std::string("--") + name + ": the file name is empty; give a file name");
+  }
   return vm;
 }
 

@@ -10,7 +10,8 @@ namespace nvmesim {
 /// Parses a command's arguments (after the command name) against `visible`, the options its
 /// --help lists. With `positional`, the positional arguments are collected as a hidden option of
 /// that name (a list of strings; absent from the map when there are none); without it, a
-/// positional argument is an error. Throws boost::program_options errors (exit status 2).
+/// positional argument is an error. Throws boost::program_options errors (exit status 2), and
+/// InputError when a file option (--out, --trace, --vcd, --dmesg, --scenario-out, --log) is "".
 boost::program_options::variables_map parse_command(const std::vector<std::string>& args,
                                                     const boost::program_options::options_description& visible,
                                                     const char* positional = nullptr);

@@ -127,7 +127,7 @@ Distribution Distribution::empirical(std::vector<int64_t> samples_ps) {
   std::sort(samples_ps.begin(), samples_ps.end());
   Distribution d;
   d.kind_ = Kind::empirical;
-  d.samples_ = std::move(samples_ps);
+  d.samples_ = std::make_shared<const std::vector<int64_t>>(std::move(samples_ps));
   return d;
 }
 
@@ -144,7 +144,7 @@ Distribution Distribution::quantiles(std::vector<std::pair<double, int64_t>> poi
   }
   Distribution d;
   d.kind_ = Kind::quantiles;
-  d.points_ = std::move(points);
+  d.points_ = std::make_shared<const std::vector<std::pair<double, int64_t>>>(std::move(points));
   return d;
 }
 
@@ -157,12 +157,15 @@ Distribution Distribution::mixture(std::vector<std::pair<double, Distribution>> 
   }
   Distribution d;
   d.kind_ = Kind::mixture;
+  std::vector<std::pair<double, Distribution>> cumulative;
+  cumulative.reserve(components.size());
   double cum = 0;
   for (auto& c : components) {
     cum += c.first / total;
-    d.components_.emplace_back(cum, std::move(c.second));
+    cumulative.emplace_back(cum, std::move(c.second));
   }
-  d.components_.back().first = 1.0;
+  cumulative.back().first = 1.0;
+  d.components_ = std::make_shared<const std::vector<std::pair<double, Distribution>>>(std::move(cumulative));
   return d;
 }
 
@@ -184,13 +187,15 @@ double Distribution::quantile_double(double u) const {
     case Kind::exponential:
       return b_ - a_ * std::log1p(-u);
     case Kind::empirical: {
-      size_t i = static_cast<size_t>(u * static_cast<double>(samples_.size()));
-      return static_cast<double>(samples_[std::min(i, samples_.size() - 1)]);
+      const std::vector<int64_t>& samples = *samples_;
+      size_t i = static_cast<size_t>(u * static_cast<double>(samples.size()));
+      return static_cast<double>(samples[std::min(i, samples.size() - 1)]);
     }
     case Kind::quantiles: {
-      auto it = std::upper_bound(points_.begin(), points_.end(), u,
+      const auto& points = *points_;
+      auto it = std::upper_bound(points.begin(), points.end(), u,
                                  [](double x, const auto& p) { return x < p.first; });
-      if (it == points_.end()) return static_cast<double>(points_.back().second);
+      if (it == points.end()) return static_cast<double>(points.back().second);
       auto lo = std::prev(it);
       const double f = (u - lo->first) / (it->first - lo->first);
       return static_cast<double>(lo->second) + f * static_cast<double>(it->second - lo->second);
@@ -199,8 +204,8 @@ double Distribution::quantile_double(double u) const {
       // Select the component by u, then reuse u rescaled inside the component's band, so that
       // a mixture still costs one uniform per draw and stays an inverse CDF per component.
       double lo = 0;
-      for (const auto& c : components_) {
-        if (u < c.first || &c == &components_.back()) {
+      for (const auto& c : *components_) {
+        if (u < c.first || &c == &components_->back()) {
           double v = (u - lo) / (c.first - lo);
           v = std::clamp(v, 0x1.0p-53, 1.0 - 0x1.0p-53);
           return static_cast<double>(c.second.quantile_ps(v));
@@ -228,11 +233,11 @@ int64_t Distribution::min_ps() const {
     case Kind::normal: return round_ps(b_ == 0 ? a_ : c_);
     case Kind::lognormal: return b_ == 0 ? round_ps(std::exp(a_)) : 0;
     case Kind::exponential: return round_ps(b_);
-    case Kind::empirical: return samples_.front();
-    case Kind::quantiles: return points_.front().second;
+    case Kind::empirical: return samples_->front();
+    case Kind::quantiles: return points_->front().second;
     case Kind::mixture: {
       int64_t m = INT64_MAX;
-      for (const auto& c : components_) m = std::min(m, c.second.min_ps());
+      for (const auto& c : *components_) m = std::min(m, c.second.min_ps());
       return m;
     }
   }
@@ -246,11 +251,11 @@ int64_t Distribution::max_ps() const {
     case Kind::normal: return b_ == 0 ? round_ps(a_) : round_ps(d_);
     case Kind::lognormal: return b_ == 0 ? round_ps(std::exp(a_)) : INT64_MAX;
     case Kind::exponential: return INT64_MAX;
-    case Kind::empirical: return samples_.back();
-    case Kind::quantiles: return points_.back().second;
+    case Kind::empirical: return samples_->back();
+    case Kind::quantiles: return points_->back().second;
     case Kind::mixture: {
       int64_t m = 0;
-      for (const auto& c : components_) m = std::max(m, c.second.max_ps());
+      for (const auto& c : *components_) m = std::max(m, c.second.max_ps());
       return m;
     }
   }

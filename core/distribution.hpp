@@ -22,7 +22,8 @@ double normal_cdf(double x);
 
 /// A latency distribution over durations in picoseconds.
 /// Construct with the static factories; each throws std::invalid_argument (with a message that
-/// says what is allowed) for impossible parameters.
+/// says what is allowed) for impossible parameters. Copying is cheap: the tables of empirical,
+/// quantiles and mixture distributions are immutable and shared between copies.
 class Distribution {
  public:
   enum class Kind { fixed, uniform, normal, lognormal, exponential, empirical, quantiles, mixture };
@@ -57,15 +58,22 @@ class Distribution {
   /// Smallest and largest value the distribution can give (max may be INT64_MAX when unbounded).
   int64_t min_ps() const;
   int64_t max_ps() const;
+  /// How many distributions share this one's table of samples, points or components (0 for the
+  /// parametric kinds, which have none): memory checks use it.
+  long table_owners() const {
+    return samples_ ? samples_.use_count() : points_ ? points_.use_count() : components_ ? components_.use_count() : 0;
+  }
 
  private:
   double quantile_double(double u) const;
   Kind kind_ = Kind::fixed;
   double a_ = 0, b_ = 0, c_ = 0, d_ = 0;   // kind-specific parameters
   double pa_ = 0, pb_ = 1;                 // normal: CDF of the truncation bounds
-  std::vector<int64_t> samples_;           // empirical (sorted)
-  std::vector<std::pair<double, int64_t>> points_;  // quantiles
-  std::vector<std::pair<double, Distribution>> components_;  // mixture, weights as cumulative
+  // Shared, never changed after construction: copies of a distribution (a controller's `count`
+  // copies, the trials' variants) share one table instead of copying it (issue 16 item 8).
+  std::shared_ptr<const std::vector<int64_t>> samples_;  // empirical (sorted)
+  std::shared_ptr<const std::vector<std::pair<double, int64_t>>> points_;  // quantiles
+  std::shared_ptr<const std::vector<std::pair<double, Distribution>>> components_;  // mixture, weights as cumulative
 };
 
 }  // namespace nvmesim

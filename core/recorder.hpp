@@ -82,6 +82,13 @@ struct Phase {
   uint32_t sleeps = 0;       ///< sleeps inside the readiness wait
 };
 
+/// Most MMIO accesses, sleeps, interrupts and admin commands one detailed trial's event list
+/// keeps (about 100 MB): a busy poll under raised host.max_events_per_trial or
+/// max_polls_per_wait (allowed up to 1e9) made one trial's list grow to gigabytes (issue 16
+/// item 10). Messages, warnings and state changes are always kept (dmesg and the timeline need
+/// them; a trial has few); phases, counts and summaries always cover every operation.
+inline constexpr size_t kMaxDetailedEvents = 1'000'000;
+
 /// Collects one trial's phases and (when `detailed`) events. Reused across trials: begin_trial()
 /// clears it without giving back memory.
 class Recorder {
@@ -91,14 +98,25 @@ class Recorder {
     events_.clear();
     phases_.clear();
     operations_ = 0;
+    bulk_kept_ = 0;
+    bulk_cut_ = 0;
   }
   /// Counts one host operation (MMIO access or sleep) of this trial, detailed or not, and returns
   /// the count so far: the basis of the per-trial event limit (HostParams::max_events_per_trial).
   uint64_t count_operation() { return ++operations_; }
   /// True when this trial keeps its full event list; check before building an event.
   bool detailed() const { return detailed_; }
+  /// Keeps `e` when the trial is detailed; past kMaxDetailedEvents bulk events (MMIO, sleep,
+  /// irq, admin_cmd) counts instead, and finish_trial() adds a warning saying how many it left out.
   void add(Event e) {
-    if (detailed_) events_.push_back(std::move(e));
+    if (!detailed_) return;
+    const bool bulk = e.kind != EventKind::message && e.kind != EventKind::warning && e.kind != EventKind::state;
+    if (bulk && bulk_kept_ >= kMaxDetailedEvents) {
+      if (bulk_cut_++ == 0) cut_at_ps_ = e.t_ps;
+      return;
+    }
+    bulk_kept_ += bulk;
+    events_.push_back(std::move(e));
   }
   /// Opens a phase and returns its index (controllers interleave, so keep the index).
   size_t add_phase(const Phase& p) {
@@ -106,7 +124,8 @@ class Recorder {
     return phases_.size() - 1;
   }
   Phase& phase(size_t index) { return phases_[index]; }
-  /// Sorts events into time order (stable: same-time events keep the order they were recorded).
+  /// Sorts events into time order (stable: same-time events keep the order they were recorded),
+  /// after adding the warning for a cut list (at the time of the first event left out).
   void finish_trial();
   const std::vector<Event>& events() const { return events_; }
   const std::vector<Phase>& phases() const { return phases_; }
@@ -114,6 +133,9 @@ class Recorder {
  private:
   bool detailed_ = false;
   uint64_t operations_ = 0;
+  size_t bulk_kept_ = 0;   // bulk events kept this trial
+  uint64_t bulk_cut_ = 0;  // bulk events left out this trial
+  int64_t cut_at_ps_ = 0;  // time of the first one left out
   std::vector<Event> events_;
   std::vector<Phase> phases_;
 };

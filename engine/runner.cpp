@@ -10,6 +10,7 @@
 #include "core/signals.hpp"
 #include "engine/system.hpp"
 #include "engine/variant_stats.hpp"
+#include "models/sim_time.hpp"
 #include "outputs/sink.hpp"
 #include "outputs/vcd.hpp"
 
@@ -63,12 +64,26 @@ size_t max_controllers(const Scenario& sc) {
   return n;
 }
 
+// The error for a trial that needed simulated time past the limit of one run (models/sim_time.hpp).
+InputError time_limit(const Scenario& sc, const nvme_system& system, const std::string& what) {
+  const TrialRequest& t = system.current_trial();
+  return InputError(sc.source + ": trial " + std::to_string(t.trial) + " of variant \"" +
+                    (t.variant ? t.variant->name : std::string("?")) + "\" stopped: " + what +
+                    ", past the limit of one run (2^63 ps, about 106 days of simulated time over all its "
+                    "trials); no result was reported for it. Run fewer trials per run (split the rest over "
+                    "runs with other seeds) or shorten the latencies");
+}
+
 // After sc_start: every trial must have run, unless a safety limit or a signal stopped the run.
 void check_run_ended(const Scenario& sc, const nvme_system& system, uint64_t done, uint64_t total) {
   if (!system.error().empty()) throw InputError(sc.source + ": trial stopped: " + system.error());
+  if (!time_limit_error().empty()) throw time_limit(sc, system, time_limit_error());
   // Unwinding removes the uncommitted outputs' temporary files; the CLI exits 128 + signal. (A
   // signal after the last trial leaves complete outputs, committed next; the CLI then exits the same.)
   if (stop_requested() && done < total) throw Interrupted(stop_signal());
+  // The simulation ran out of events with a trial unfinished because what it waited for fell
+  // past the limit of simulated time (the notification was skipped): the limit, not a model bug.
+  if (done != total && !time_limit_skipped().empty()) throw time_limit(sc, system, time_limit_skipped());
   if (done != total)  // the simulation ran out of events with a trial unfinished: a model bug
     throw std::logic_error("the simulation stopped after " + std::to_string(done) + " of " +
                            std::to_string(total) + " trials (a model waited for an event that never came)");
@@ -78,6 +93,7 @@ void check_run_ended(const Scenario& sc, const nvme_system& system, uint64_t don
 
 RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
   SinkSet sinks = open_file_sinks(sc, opt);  // before elaboration: a bad path fails before the run
+  clear_time_limit_error();
   init_systemc();
   nvme_system system("system", max_controllers(sc));
   if (!opt.vcd_path.empty()) {

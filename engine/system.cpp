@@ -17,6 +17,7 @@
 #endif
 
 #include "host/registry.hpp"
+#include "models/sim_time.hpp"
 
 namespace nvmesim {
 
@@ -153,10 +154,14 @@ void nvme_system::drive() {
       return;
     }
     TrialResult r;
+    current_ = req;
     if (!run_trial(req, r)) {
       sc_core::sc_stop();
       return;
     }
+    // An event past the limit of simulated time stopped the run inside this trial: its result
+    // is not a simulated one (the runner reports the limit).
+    if (!time_limit_error().empty()) return;
     recorder_.finish_trial();
     r.recorder = &recorder_;
     trial_done(req, r);

@@ -45,6 +45,8 @@ class nvme_system : public sc_core::sc_module {
 
   /// Set when a trial hit a safety limit; the simulation stops and the runner reports it.
   const std::string& error() const { return error_; }
+  /// The trial running or last run (variant null before the first).
+  const TrialRequest& current_trial() const { return current_; }
 
  private:
   // One host driver on every function, and the platform that runs them.
@@ -68,6 +70,7 @@ class nvme_system : public sc_core::sc_module {
   std::vector<uint64_t> h_link_one_way_, h_link_write_stall_;  // fnv1a64("nvmeN/link_..."), hashed once
   Recorder recorder_;
   std::string error_;
+  TrialRequest current_;
 };
 
 /// Sets up SystemC for this process: 1 ps resolution, no copyright banner, reports to stderr

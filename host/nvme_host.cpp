@@ -5,12 +5,13 @@
 
 #include "models/nvme_regs.hpp"
 #include "models/pcie_transport.hpp"
+#include "models/sim_time.hpp"
 
 namespace nvmesim {
 
 namespace {
 int64_t now_ps() { return static_cast<int64_t>(sc_core::sc_time_stamp().value()); }
-sc_core::sc_time ps_time(int64_t ps) { return sc_core::sc_time::from_value(static_cast<uint64_t>(ps)); }
+sc_core::sc_time ps_time(int64_t ps) { return sim_delay(ps, "the host"); }
 
 using regs::le32;
 using regs::put_le32;
@@ -211,8 +212,8 @@ int64_t nvme_host::sleep(const SleepPolicy& policy) {
   const TimerRules& rules = h.profile.timer;
   const SleepPolicy p = policy.resolved(h.timers, rules);
   const double irq_u = irq_stream_.next_uniform();
-  int64_t end = t0_ps_ + p.end_ps(*ctx_.clock, h.timers, rules, start - t0_ps_, irq_u);
-  if (p.schedules()) end += h.wakeup_latency.sample_ps(wakeup_stream_);
+  int64_t end = add_ps(t0_ps_, p.end_ps(*ctx_.clock, h.timers, rules, start - t0_ps_, irq_u));
+  if (p.schedules()) end = add_ps(end, h.wakeup_latency.sample_ps(wakeup_stream_));
   const HostState awake = awake_state_;
   set_state(HostState::sleep);
   sc_core::wait(ps_time(end - start));
@@ -263,7 +264,7 @@ uint16_t nvme_host::submit(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint6
 std::optional<Completion> nvme_host::wait_cqe(uint16_t cid, CompletionWait how, int64_t timeout_ps) {
   // Consume CQEs in order until the one for `cid`. A device that drops the doorbell (not ready,
   // gone) never completes: the timeout ends the wait.
-  const int64_t deadline_ps = now_ps() + timeout_ps;
+  const int64_t deadline_ps = add_ps(now_ps(), timeout_ps);
   const sc_core::sc_event& wake = how == CompletionWait::msix ? memory.irq : memory.cq_write;
   memory.watch_cq_writes = how == CompletionWait::poll;
   for (;;) {

@@ -7,12 +7,13 @@
 #include <iterator>
 
 #include "models/pcie_transport.hpp"
+#include "models/sim_time.hpp"
 
 namespace nvmesim {
 
 namespace {
 int64_t now_ps() { return static_cast<int64_t>(sc_core::sc_time_stamp().value()); }
-sc_core::sc_time ps_time(int64_t ps) { return sc_core::sc_time::from_value(static_cast<uint64_t>(ps)); }
+sc_core::sc_time ps_time(int64_t ps) { return sim_delay(ps, "the controller"); }
 
 /// The controller's random draws: one stream each, "nvmeN/<name>" (DESIGN section 6), and the
 /// distribution it samples (nullptr: a uniform compared with a probability). In Draw order.
@@ -103,7 +104,7 @@ void nvme_controller::publish(int64_t t_ps) {
   auto it = published_.end();
   while (it != published_.begin() && std::prev(it)->t_ps > t_ps) --it;
   published_.insert(it, Published{t_ps, cc(), csts_value()});
-  publish_ev_.notify(ps_time(published_.front().t_ps - now));
+  notify_in(publish_ev_, published_.front().t_ps - now, "the controller's traced register values");
 }
 
 void nvme_controller::apply_published() {
@@ -122,7 +123,7 @@ void nvme_controller::apply_published() {
     cfs_sig.write(c.cfs);
     shst_sig.write(static_cast<unsigned>(c.shst));
   }
-  if (!published_.empty()) publish_ev_.notify(ps_time(published_.front().t_ps - now));
+  if (!published_.empty()) notify_in(publish_ev_, published_.front().t_ps - now, "the controller's traced register values");
 }
 
 void nvme_controller::begin_trial(const ControllerParams* params, uint64_t seed, uint64_t trial,
@@ -137,7 +138,7 @@ void nvme_controller::begin_trial(const ControllerParams* params, uint64_t seed,
   reset(ResetKind::platform, t0_ps_);
   removal_ev_.cancel();
   const AllOnesWindow& gone_window = p_->faults.all_ones;
-  if (gone_window.active && gone_window.for_ps < 0) removal_ev_.notify(ps_time(std::max<int64_t>(0, gone_window.from_ps)));
+  if (gone_window.active && gone_window.for_ps < 0) notify_in(removal_ev_, std::max<int64_t>(0, gone_window.from_ps), "the surprise removal");
 }
 
 void nvme_controller::platform_reset() {
@@ -190,7 +191,7 @@ tlm::tlm_response_status nvme_controller::check(tlm::tlm_generic_payload& trans,
 void nvme_controller::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   const bool config = is_config_request(trans);
   const int64_t now = now_ps();
-  const int64_t edge = edge_at_or_after(now + static_cast<int64_t>(delay.value()));
+  const int64_t edge = edge_at_or_after(add_ps(now, static_cast<int64_t>(delay.value())));
   RegisterFile<nvme_controller>::Hit hit;
   const tlm::tlm_response_status status = check(trans, config, hit);
   const uint32_t len = trans.get_data_length();
@@ -206,9 +207,10 @@ void nvme_controller::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_t
       if (!gone(sample)) v = hit.row ? (config ? config_regs_ : bar0_regs_).read(*this, hit, len, sample) : 0;
       for (uint32_t i = 0; i < len; ++i) data[i] = static_cast<uint8_t>(v >> (8 * i));
     }
-    delay = ps_time(sample + int64_t{p_->read_cycles} * p_->clock_period_ps - now);
+    delay = ps_time(add_ps(sample, mul_ps(p_->read_cycles, p_->clock_period_ps)) - now);
   } else {
-    const int64_t effect = std::max(edge, last_write_effect_ps_) + int64_t{p_->write_cycles} * p_->clock_period_ps;
+    const int64_t effect =
+        add_ps(std::max(edge, last_write_effect_ps_), mul_ps(p_->write_cycles, p_->clock_period_ps));
     if (status == tlm::TLM_OK_RESPONSE) {
       // Posted: applied now, stamped with its effect edge (loosely timed: see the header).
       last_write_effect_ps_ = effect;
@@ -231,7 +233,8 @@ int64_t nvme_controller::edge_at_or_after(int64_t t_ps) const {
   const int64_t p = p_->clock_period_ps;
   const int64_t d = t_ps - t0_ps_;
   if (d <= 0) return t0_ps_;
-  return t0_ps_ + ((d + p - 1) / p) * p;
+  if (d > kSaturatedPs - p) return kSaturatedPs;  // past every schedulable time (sim_time.hpp)
+  return add_ps(t0_ps_, ((d + p - 1) / p) * p);
 }
 
 void nvme_controller::enter(ControllerState s, int64_t t_ps) {
@@ -254,7 +257,7 @@ void nvme_controller::enter(ControllerState s, int64_t t_ps) {
 void nvme_controller::schedule(ControllerState to, int64_t due_ps) {
   pending_ = Pending{true, to, edge_at_or_after(due_ps)};
   transition_ev_.cancel();
-  transition_ev_.notify(ps_time(pending_.due_ps - now_ps()));
+  notify_in(transition_ev_, pending_.due_ps - now_ps(), "the controller's state transition");
 }
 
 void nvme_controller::on_transition() { advance(now_ps()); }
@@ -330,22 +333,22 @@ void nvme_controller::enable(const regs::Cc& cc, int64_t t_ps) {
   else if (aqa_fields.asqs == 0 || aqa_fields.acqs == 0) bad = "AQA queue size zero";
   if (!bad.empty()) {
     warn(t_ps, "enabled with a bad configuration (" + bad + "): controller fatal status");
-    schedule(ControllerState::fatal, t_ps + latency);
+    schedule(ControllerState::fatal, add_ps(t_ps, latency));
     return;
   }
   if (cfs_u < p_->faults.cfs_on_enable) {
-    schedule(ControllerState::fatal, t_ps + latency);
+    schedule(ControllerState::fatal, add_ps(t_ps, latency));
     return;
   }
-  media_ready_ps_ = edge_at_or_after(t_ps + media);
+  media_ready_ps_ = edge_at_or_after(add_ps(t_ps, media));
   if (p_->faults.never_ready) return;
   if (cc.crime) {
     // Ready independent of media: RDY after the controller's own bring-up; namespaces later.
-    schedule(ControllerState::ready, t_ps + latency);
-    if (media_ready_ps_ > t_ps) media_ev_.notify(ps_time(media_ready_ps_ - now_ps()));
+    schedule(ControllerState::ready, add_ps(t_ps, latency));
+    if (media_ready_ps_ > t_ps) notify_in(media_ev_, media_ready_ps_ - now_ps(), "the controller's media ready");
   } else {
     // Ready with media: RDY means the namespaces are ready too.
-    schedule(ControllerState::ready, t_ps + std::max(latency, media));
+    schedule(ControllerState::ready, add_ps(t_ps, std::max(latency, media)));
   }
 }
 
@@ -382,13 +385,13 @@ void nvme_controller::write_cc(uint32_t old_value, int64_t t_ps) {
     }
     enter(ControllerState::resetting, t_ps);
     if (p_->faults.stuck_ready) return;  // RDY stays 1 until a function-level reset
-    schedule(ControllerState::disabled, t_ps + latency);
+    schedule(ControllerState::disabled, add_ps(t_ps, latency));
   } else if (nw.en && old.shn == regs::Shn::none && nw.shn != regs::Shn::none &&
              state_ == ControllerState::ready) {
     enter(ControllerState::shutdown_processing, t_ps);
     const int64_t latency =
         nw.shn == regs::Shn::abrupt ? draw_ps(Draw::abrupt_shutdown) : draw_ps(Draw::shutdown);
-    schedule(ControllerState::shutdown_complete, t_ps + latency);
+    schedule(ControllerState::shutdown_complete, add_ps(t_ps, latency));
   } else if (nw.shn != regs::Shn::none && old.shn == regs::Shn::none && state_ != ControllerState::ready) {
     warn(t_ps, std::string("CC.SHN written while the controller is not ready (state ") + to_string(state_) +
                    "; ignored)");

@@ -6,12 +6,13 @@
 #include <cstring>
 
 #include "models/nvme_controller.hpp"
+#include "models/sim_time.hpp"
 
 namespace nvmesim {
 
 namespace {
 int64_t now_ps() { return static_cast<int64_t>(sc_core::sc_time_stamp().value()); }
-sc_core::sc_time ps_time(int64_t ps) { return sc_core::sc_time::from_value(static_cast<uint64_t>(ps)); }
+sc_core::sc_time ps_time(int64_t ps) { return sim_delay(ps, "the controller's admin queue"); }
 
 const char* opcode_name(uint8_t op) {
   switch (op) {
@@ -51,7 +52,7 @@ bool nvme_controller::dma_transfer(tlm::tlm_command cmd, uint64_t addr, uint8_t*
   if (t.is_response_ok()) return true;
   char where[32];
   std::snprintf(where, sizeof where, " at 0x%llx: ", static_cast<unsigned long long>(addr));
-  warn(now_ps() + static_cast<int64_t>(delay.value()), std::string("DMA ") + what + where + t.get_response_string());
+  warn(add_ps(now_ps(), static_cast<int64_t>(delay.value())), std::string("DMA ") + what + where + t.get_response_string());
   return false;
 }
 
@@ -75,10 +76,10 @@ void nvme_controller::start_next_command(int64_t t_ps) {
     if (!dma_transfer(tlm::TLM_READ_COMMAND, asq() + uint64_t{sq_head_} * regs::kSqeBytes, sqe, regs::kSqeBytes, d,
                       "SQE fetch (controller fatal status)")) {
       busy_ = false;
-      schedule(ControllerState::fatal, now + static_cast<int64_t>(d.value()));
+      schedule(ControllerState::fatal, add_ps(now, static_cast<int64_t>(d.value())));
       return;
     }
-    const int64_t fetched = now + static_cast<int64_t>(d.value());
+    const int64_t fetched = add_ps(now, static_cast<int64_t>(d.value()));
     cur_opcode_ = sqe[0];
     cur_cid_ = static_cast<uint16_t>(sqe[2] | sqe[3] << 8);
     cur_prp1_ = le64(sqe + 24);
@@ -111,8 +112,8 @@ void nvme_controller::start_next_command(int64_t t_ps) {
         continue;
       default: break;
     }
-    const int64_t done = edge_at_or_after(fetched + latency);
-    admin_done_.notify(ps_time(done - now));
+    const int64_t done = edge_at_or_after(add_ps(fetched, latency));
+    notify_in(admin_done_, done - now, "the admin command's completion");
     return;
   }
 }
@@ -124,7 +125,7 @@ bool nvme_controller::post_cqe(uint16_t cid, uint32_t dw0, uint16_t status, sc_c
   put_le32(cqe + 12, cid | (cq_phase_ ? 1u : 0u) << 16 | uint32_t{status} << 17);  // CID, phase tag, status
   if (!dma_transfer(tlm::TLM_WRITE_COMMAND, acq() + uint64_t{cq_tail_} * regs::kCqeBytes, cqe, regs::kCqeBytes, d,
                     "CQE post (controller fatal status, no interrupt)")) {
-    schedule(ControllerState::fatal, now_ps() + static_cast<int64_t>(d.value()));
+    schedule(ControllerState::fatal, add_ps(now_ps(), static_cast<int64_t>(d.value())));
     return false;
   }
   uint8_t msi[4] = {0, 0, 0, 0};  // vector 0

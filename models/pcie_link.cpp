@@ -3,13 +3,15 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/sim_time.hpp"
+
 namespace nvmesim {
 
 namespace {
 constexpr uint32_t kFramingBytes = 8;
 
 int64_t now_ps() { return static_cast<int64_t>(sc_core::sc_time_stamp().value()); }
-sc_core::sc_time ps_time(int64_t ps) { return sc_core::sc_time::from_value(static_cast<uint64_t>(ps)); }
+sc_core::sc_time ps_time(int64_t ps) { return sim_delay(ps, "the PCIe link"); }
 }  // namespace
 
 int64_t tlp_serialisation_ps(int generation, int width, uint32_t bytes) {
@@ -48,9 +50,9 @@ void pcie_link::begin_trial(const LinkParams* params, const Stream& one_way_stre
 int64_t pcie_link::send(Direction& dir, int64_t issue_ps, uint32_t bytes) {
   const int64_t start = std::max(issue_ps, dir.tx_free_ps);
   const int64_t ser = tlp_serialisation_ps(params_->generation, params_->width, bytes);
-  dir.tx_free_ps = start + ser;
+  dir.tx_free_ps = add_ps(start, ser);
   const int64_t arrival =
-      std::max(start + ser + params_->one_way.sample_ps(one_way_stream_), dir.last_arrival_ps);
+      std::max(add_ps(dir.tx_free_ps, params_->one_way.sample_ps(one_way_stream_)), dir.last_arrival_ps);
   dir.last_arrival_ps = arrival;
   return arrival;
 }
@@ -58,7 +60,7 @@ int64_t pcie_link::send(Direction& dir, int64_t issue_ps, uint32_t bytes) {
 void pcie_link::forward(Direction& out, Direction& back, tlm::tlm_generic_payload& trans,
                         sc_core::sc_time& delay, bool downstream) {
   const int64_t now = now_ps();
-  const int64_t issue = now + static_cast<int64_t>(delay.value());
+  const int64_t issue = add_ps(now, static_cast<int64_t>(delay.value()));
   const uint32_t len = trans.get_data_length();
   const bool is_read = trans.is_read();
   const int64_t arrival = send(out, issue, kMemRequestHeaderBytes + (is_read ? 0 : len));
@@ -70,14 +72,14 @@ void pcie_link::forward(Direction& out, Direction& back, tlm::tlm_generic_payloa
     // The target may have waited inside b_transport (a read sampled after a queued write's
     // effect): its delay counts from the time it returned.
     const int64_t back_now = now_ps();
-    const int64_t done = back_now + static_cast<int64_t>(d.value());
+    const int64_t done = add_ps(back_now, static_cast<int64_t>(d.value()));
     delay = ps_time(send(back, done, kCompletionHeaderBytes + len) - back_now);
   } else {
     // Posted: the initiator goes on once the TLP has left its transmitter (plus, in a VM with an
     // emulated device, the trap to the VMM that every MMIO write costs). Targets never wait on a
     // write, so `now` is still the time of the call.
     const int64_t stall = downstream ? params_->write_stall.sample_ps(write_stall_stream_) : 0;
-    delay = ps_time(sent + stall - now);
+    delay = ps_time(add_ps(sent, stall) - now);
   }
 }
 

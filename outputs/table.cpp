@@ -1,6 +1,7 @@
 #include "outputs/table.hpp"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -10,6 +11,56 @@
 #include "core/version.hpp"
 
 namespace nvmesim {
+
+namespace {
+
+// printf into a string of whatever length the values need (no buffer to cut a long name off).
+__attribute__((format(printf, 1, 2))) std::string format(const char* fmt, ...) {
+  va_list a, b;
+  va_start(a, fmt);
+  va_copy(b, a);
+  const int n = std::vsnprintf(nullptr, 0, fmt, a);
+  va_end(a);
+  std::string out(n > 0 ? static_cast<size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, b);
+  va_end(b);
+  return out;
+}
+
+// Display columns of UTF-8 text: one per code point (continuation bytes take none).
+size_t columns(const std::string& s) {
+  size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// `s` padded with spaces to `w` columns (never cut).
+std::string pad(const std::string& s, size_t w) {
+  const size_t c = columns(s);
+  return c >= w ? s : s + std::string(w - c, ' ');
+}
+
+}  // namespace
+
+std::string terminal_text(const std::string& text) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;  // U+0080..U+009F (e.g. CSI)
+    if (c < 0x20 || c == 0x7f || c1) {
+      const auto b = c1 ? static_cast<unsigned char>(text[++i]) : c;
+      out += c1 ? "\\u00" : "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 0xf];
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
 
 namespace {
 
@@ -43,53 +94,46 @@ struct Columns {
   }
 };
 
+// True for a distribution kernel (a `uname -r`), shown as its mainline part with a star.
+bool distribution_kernel(const RanSettings& r) {
+  return r.is_linux() && !r.mainline.empty() && r.kernel != r.mainline;
+}
+
 // One variant's row: counts, probe over the ok trials, time to failure over the failed ones,
 // the waits' means, and what ran (a column the variant's driver does not have: "-").
-std::string variant_row(const VariantReport& v, int w, const Columns& cols) {
+std::string variant_row(const VariantReport& v, size_t w, const Columns& cols) {
   const Summary& p = v.probe_ms;
   const Summary& f = v.time_to_failure_ms;
   const auto [sleeps, polls] = wait_means(v);
-  // A distribution kernel shows its mainline part, starred; the footnote under the table names it.
-  const bool distribution = !v.ran.mainline.empty() && v.ran.kernel != v.ran.mainline;
-  const std::string kernel = distribution ? v.ran.mainline + "*" : v.ran.kernel;
-  char line[640];
-  int n = std::snprintf(line, sizeof line, "%-*s %8llu %8llu %10s %10s %10s %10s %10s %10s %8.2f %8.2f", w,
-                        v.name.c_str(),
-                        static_cast<unsigned long long>(v.status_counts[static_cast<size_t>(ProbeStatus::ok)]),
-                        static_cast<unsigned long long>(failed_trials(v.status_counts)), ms_or(p, p.p50, "n/a").c_str(),
-                        ms_or(p, p.p90, "n/a").c_str(), ms_or(p, p.p99, "n/a").c_str(), ms_or(p, p.mean, "n/a").c_str(),
-                        ms_or(f, f.p50, "-").c_str(), ms_or(f, f.max, "-").c_str(), sleeps, polls);
-  std::string row(line, static_cast<size_t>(n));
+  std::string row =
+      pad(terminal_text(v.name), w) +
+      format(" %8llu %8llu %10s %10s %10s %10s %10s %10s %8.2f %8.2f",
+             static_cast<unsigned long long>(v.status_counts[static_cast<size_t>(ProbeStatus::ok)]),
+             static_cast<unsigned long long>(failed_trials(v.status_counts)), ms_or(p, p.p50, "n/a").c_str(),
+             ms_or(p, p.p90, "n/a").c_str(), ms_or(p, p.p99, "n/a").c_str(), ms_or(p, p.mean, "n/a").c_str(),
+             ms_or(f, f.p50, "-").c_str(), ms_or(f, f.max, "-").c_str(), sleeps, polls);
   if (cols.driver_cols) {  // the release padded only when Linux's columns follow
-    std::snprintf(line, sizeof line, cols.linux_cols ? "  %-8s %-8s" : "  %-8s %s", v.ran.driver.c_str(),
-                  v.ran.release.empty() ? "-" : v.ran.release.c_str());
-    row += line;
+    const std::string release = v.ran.release.empty() ? "-" : terminal_text(v.ran.release);
+    row += "  " + pad(terminal_text(v.ran.driver), 8) + " " + (cols.linux_cols ? pad(release, 8) : release);
   }
   if (cols.linux_cols) {
-    if (v.ran.is_linux())
-      std::snprintf(line, sizeof line, "  %-8s %-10s %5d  %s", kernel.c_str(), v.ran.profile.c_str(), v.ran.hz,
-                    v.ran.poll_sleep.c_str());
-    else
-      std::snprintf(line, sizeof line, "  %-8s %-10s %5s  %s", "-", "-", "-", "-");
-    row += line;
+    if (v.ran.is_linux()) {
+      const std::string kernel = distribution_kernel(v.ran) ? terminal_text(v.ran.mainline) + "*" : terminal_text(v.ran.kernel);
+      row += "  " + pad(kernel, 8) + " " + pad(terminal_text(v.ran.profile), 10) + format(" %5d  ", v.ran.hz) +
+             terminal_text(v.ran.poll_sleep);
+    } else {
+      row += format("  %-8s %-10s %5s  %s", "-", "-", "-", "-");
+    }
   }
   return row + "\n";
 }
 
 // The header line of `cols`.
-std::string header_row(int w, const Columns& cols) {
-  char line[640];
-  std::snprintf(line, sizeof line, "%-*s %8s %8s %10s %10s %10s %10s %10s %10s %8s %8s", w, "variant", "ok", "failed",
-                "probe p50", "p90", "p99", "mean", "fail p50", "fail max", "sleeps", "polls");
-  std::string row = line;
-  if (cols.driver_cols) {
-    std::snprintf(line, sizeof line, cols.linux_cols ? "  %-8s %-8s" : "  %-8s %s", "driver", "release");
-    row += line;
-  }
-  if (cols.linux_cols) {
-    std::snprintf(line, sizeof line, "  %-8s %-10s %5s  %s", "kernel", "profile", "HZ", "poll sleep");
-    row += line;
-  }
+std::string header_row(size_t w, const Columns& cols) {
+  std::string row = pad("variant", w) + format(" %8s %8s %10s %10s %10s %10s %10s %10s %8s %8s", "ok", "failed",
+                                               "probe p50", "p90", "p99", "mean", "fail p50", "fail max", "sleeps", "polls");
+  if (cols.driver_cols) row += format(cols.linux_cols ? "  %-8s %-8s" : "  %-8s %s", "driver", "release");
+  if (cols.linux_cols) row += format("  %-8s %-10s %5s  %s", "kernel", "profile", "HZ", "poll sleep");
   return row + "\n";
 }
 
@@ -117,37 +161,33 @@ std::string legend(const Columns& cols) {
 
 // The paired delta of one variant against the baseline, with its pair count; n/a over no pair.
 std::string paired_lines(const PairedReport& p) {
-  char line[512];
   const Summary& d = p.delta_ms;
-  std::snprintf(line, sizeof line, "\npaired probe delta %s - %s (%zu of %llu trials whose probes succeeded in both):", p.variant.c_str(),
-                p.baseline.c_str(), d.count, static_cast<unsigned long long>(p.trials));
-  std::string s = line;
+  std::string s = "\npaired probe delta " + terminal_text(p.variant) + " - " + terminal_text(p.baseline) +
+                  format(" (%zu of %llu trials whose probes succeeded in both):", d.count,
+                         static_cast<unsigned long long>(p.trials));
   if (!d.count) return s + " n/a (no trial's probe succeeded in both)\n";
-  std::snprintf(line, sizeof line, "\n  p50 %+.3f ms, p10 %+.3f, p90 %+.3f, mean %+.3f, min %+.3f, max %+.3f\n", d.p50,
-                d.p10, d.p90, d.mean, d.min, d.max);
-  return s + line;
+  return s + format("\n  p50 %+.3f ms, p10 %+.3f, p90 %+.3f, mean %+.3f, min %+.3f, max %+.3f\n", d.p50, d.p10, d.p90,
+                    d.mean, d.min, d.max);
 }
 
 }  // namespace
 
 void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
-  os << "nvmesim " << kVersion << ": " << (sc.name.empty() ? sc.source : sc.name) << ", " << sc.trials
+  os << "nvmesim " << kVersion << ": " << terminal_text(sc.name.empty() ? sc.source : sc.name) << ", " << sc.trials
      << " trial" << (sc.trials == 1 ? "" : "s") << " per variant, seed " << sc.seed << "\n\n";
-  size_t wn = 8;
-  for (const auto& v : rep.variants) wn = std::max(wn, v.name.size());
-  const int w = static_cast<int>(wn);
-  char line[640];
+  size_t w = 8;
+  for (const auto& v : rep.variants) w = std::max(w, columns(terminal_text(v.name)));
   const Columns cols(rep);
   os << header_row(w, cols);
   for (const auto& v : rep.variants) os << variant_row(v, w, cols);
   os << legend(cols);
   std::vector<std::string> distribution;
   for (const auto& v : rep.variants)
-    if (v.ran.is_linux() && !v.ran.mainline.empty() && v.ran.kernel != v.ran.mainline &&
-        std::find(distribution.begin(), distribution.end(), v.ran.kernel) == distribution.end()) {
+    if (distribution_kernel(v.ran) && std::find(distribution.begin(), distribution.end(), v.ran.kernel) == distribution.end()) {
       distribution.push_back(v.ran.kernel);
-      os << "(" << v.ran.mainline << "*: host.kernel \"" << v.ran.kernel << "\", a distribution kernel run as mainline "
-         << v.ran.mainline << "; its backports are not known, host.overrides describes them)\n";
+      os << "(" << terminal_text(v.ran.mainline) << "*: host.kernel \"" << terminal_text(v.ran.kernel)
+         << "\", a distribution kernel run as mainline " << terminal_text(v.ran.mainline)
+         << "; its backports are not known, host.overrides describes them)\n";
     }
   for (const auto& v : rep.variants) {
     for (auto [what, sm] : {std::pair{"first usable namespace", &v.namespace_ms},
@@ -155,9 +195,8 @@ void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
       if (!sm->count || (sm == &v.critical_path_ms && v.critical_path_ms.max == v.probe_ms.max &&
                          v.critical_path_ms.min == v.probe_ms.min))
         continue;
-      std::snprintf(line, sizeof line, "%-*s %s: p50 %.3f ms, p90 %.3f, max %.3f\n", w, v.name.c_str(), what, sm->p50,
-                    sm->p90, sm->max);
-      os << line;
+      os << pad(terminal_text(v.name), w)
+         << format(" %s: p50 %.3f ms, p90 %.3f, max %.3f\n", what, sm->p50, sm->p90, sm->max);
     }
   }
   for (const auto& p : rep.paired) os << paired_lines(p);

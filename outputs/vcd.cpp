@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "core/signals.hpp"
 #include "core/version.hpp"
 
 namespace nvmesim {
@@ -15,8 +16,14 @@ VcdSink::VcdSink(const std::string& path) {
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   tmp_base_ = dir + "." + base + ".sc." + std::to_string(::getpid());
+  // Registered before SystemC creates it: a second SIGINT/SIGTERM, which ends the process at
+  // once, removes it with the other temporaries (issue 16 item 21).
+  tmp_slot_ = register_temp_file(tmp_base_ + ".vcd");
   tf_ = sc_core::sc_create_vcd_trace_file(tmp_base_.c_str());
-  if (!tf_) throw IoError(path + ": cannot create the SystemC trace file");
+  if (!tf_) {
+    unregister_temp_file(tmp_slot_);
+    throw IoError(path + ": cannot create the SystemC trace file");
+  }
   tf_->set_time_unit(1, sc_core::SC_PS);
 }
 
@@ -26,6 +33,8 @@ void VcdSink::close_trace() noexcept {
   if (tf_) sc_core::sc_close_vcd_trace_file(tf_);
   tf_ = nullptr;
   std::remove((tmp_base_ + ".vcd").c_str());
+  unregister_temp_file(tmp_slot_);
+  tmp_slot_ = -1;
 }
 
 void VcdSink::abort() noexcept {
@@ -53,11 +62,30 @@ void VcdSink::prepare(const RunReport&) {
   const std::string tmp = tmp_base_ + ".vcd";
   std::ifstream in(tmp, std::ios::binary);
   if (!in) throw IoError(out_->path() + ": cannot read SystemC's trace file back");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out_->write(normalise_vcd_header(ss.str()));
+  // Streamed in blocks (the trace grows with the trials: never held whole). The header's $date
+  // and $version sections come first, before $enddefinitions: normalise the text up to it.
+  std::string head;
+  std::string block(1 << 16, '\0');
+  bool header_done = false;
+  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0) {
+    const auto n = static_cast<size_t>(in.gcount());
+    if (header_done) {
+      out_->write(block.data(), n);
+      continue;
+    }
+    head.append(block.data(), n);
+    const size_t end = head.find("$enddefinitions");
+    if (end == std::string::npos && head.size() < (size_t{1} << 26)) continue;
+    const size_t cut = end == std::string::npos ? head.size() : end;
+    out_->write(normalise_vcd_header(head.substr(0, cut)));
+    out_->write(head.data() + cut, head.size() - cut);
+    head.clear();
+    header_done = true;
+  }
+  if (in.bad()) throw IoError(out_->path() + ": cannot read SystemC's trace file back");
+  if (!header_done) out_->write(normalise_vcd_header(head));
   out_->finish();
-  std::remove(tmp.c_str());
+  close_trace();  // removes SystemC's temporary
 }
 
 void VcdSink::commit() { out_->publish(); }

@@ -31,8 +31,8 @@ class VcdSink : public TrialSink {
   VcdSink& operator=(const VcdSink&) = delete;
   sc_core::sc_trace_file* file() const { return tf_; }
   void on_trial(const TrialRequest&, const TrialResult&) override {}
-  /// After sc_start: closes the trace, normalises its header into the output's temporary and
-  /// syncs it. Throws IoError.
+  /// After sc_start: closes the trace, copies it block by block into the output's temporary
+  /// with its header normalised, syncs it and removes SystemC's temporary. Throws IoError.
   void prepare(const RunReport& report) override;
   /// Renames the output into place. Throws IoError.
   void commit() override;
@@ -42,6 +42,7 @@ class VcdSink : public TrialSink {
   void close_trace() noexcept;
   std::unique_ptr<AtomicFile> out_;
   std::string tmp_base_;  // SystemC appends ".vcd"
+  int tmp_slot_ = -1;     // register_temp_file slot of tmp_base_ + ".vcd"
   sc_core::sc_trace_file* tf_ = nullptr;
 };
 

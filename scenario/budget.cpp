@@ -25,7 +25,35 @@ int64_t trial_lower_bound_ps(const Variant& v) {
   return best;
 }
 
+// A lower bound of the host operations (MMIO accesses and sleeps: what host.max_events_per_trial
+// counts) of a trial of `v` in which every probe succeeds. The Linux and FreeBSD drivers create
+// one I/O queue pair per queue the device grants, min(host.cpus, io_queues) (Set Features,
+// Number of Queues), with two admin commands per pair (Create I/O CQ, Create I/O SQ), and each
+// command costs at least its SQ tail doorbell write and its CQ head doorbell write: 4 per pair.
+// The other drivers create at most 2 pairs per controller (0 here: never near the limit).
+uint64_t successful_probe_operations(const Variant& v) {
+  if (v.host.driver != "linux" && v.host.driver != "freebsd") return 0;
+  uint64_t ops = 0;
+  for (const ControllerParams& c : v.controllers) ops += 4 * uint64_t{std::min(v.host.cpus, c.io_queues)};
+  return ops;
+}
+
 }  // namespace
+
+void check_operation_budget(const Scenario& sc, const ojson& doc) {
+  for (const Variant& v : sc.variants) {
+    const uint64_t need = successful_probe_operations(v);
+    if (need <= v.host.max_events_per_trial) continue;
+    Node(doc, sc.source, "/host/max_events_per_trial")
+        .fail("variant \"" + v.name + "\": a trial whose probes succeed makes at least " + std::to_string(need) +
+              " MMIO accesses (" + std::to_string(v.controllers.size()) +
+              " controllers, each 4 doorbell writes per I/O queue pair, min(host.cpus, io_queues) pairs), more "
+              "than the limit of " + std::to_string(v.host.max_events_per_trial) +
+              " host operations per trial (host.max_events_per_trial): each such trial would stop there; "
+              "raise host.max_events_per_trial to at least " + std::to_string(need) +
+              " (up to 1000000000), or use fewer controllers, io_queues or host.cpus");
+  }
+}
 
 void check_simulated_time_budget(const Scenario& sc, const ojson& doc) {
   // Simulated time runs on across the trials of a process (sc_time never goes back), and is a

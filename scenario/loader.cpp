@@ -11,6 +11,7 @@ namespace nvmesim {
 
 using ojson = nlohmann::ordered_json;
 using scenario_detail::attribute_to_set;
+using scenario_detail::check_operation_budget;
 using scenario_detail::check_simulated_time_budget;
 using scenario_detail::read_document;
 using scenario_detail::read_variants;
@@ -56,6 +57,7 @@ Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptio
     scenario_detail::check_sets_reach_a_variant(root, options.sets);
   }
   check_simulated_time_budget(sc, doc);
+  check_operation_budget(sc, doc);
   warn_distribution_kernels(sc);
   sc.resolved = doc;
   return sc;

@@ -72,5 +72,8 @@ void check_sets_reach_a_variant(const JsonNode& root, const std::vector<SetPatch
 /// Refuses (InputError at /trials) a trial count whose simulated time must exceed
 /// kMaxSimulatedPs (scenario/budget.cpp).
 void check_simulated_time_budget(const Scenario& sc, const nlohmann::ordered_json& doc);
+/// Throws InputError at /host/max_events_per_trial when a trial in which every probe succeeds
+/// must pass that limit (a lower bound: the I/O queue pairs' doorbell writes; issue 16 item 7).
+void check_operation_budget(const Scenario& sc, const nlohmann::ordered_json& doc);
 
 }  // namespace nvmesim::scenario_detail

@@ -15,13 +15,16 @@ cd "$top"
 # parts may see: the timer arithmetic, the kernel profile table, the host's parameters and the
 # list of host drivers; the register definitions. The device's parameters (models_params) are
 # pure too, but host/ may not see them: a driver sees the PCI function, never the device's
-# latencies and faults. The VCD writer is outputs/' SystemC half.
+# latencies and faults. The VCD writer is outputs/' SystemC half. models/sim_time.hpp, the one
+# door from picosecond arithmetic to SystemC time (waits, notifications, delays), is shared by
+# both sides of the socket and the engine.
 part_of() {
   case "$1" in
     host/timers/*|host/linux/kernel_profile.*|host/host_params.hpp|host/registry.hpp) echo host_pure ;;
     models/nvme_regs.hpp) echo models_pure ;;
     models/controller_params.hpp) echo models_params ;;
     models/pcie_transport.hpp) echo models_socket ;;
+    models/sim_time.hpp) echo sim_time ;;
     outputs/vcd.*) echo outputs_vcd ;;
     tests/fuzz/*) echo fuzz ;;
     */*) echo "${1%%/*}" ;;
@@ -35,13 +38,14 @@ declare -A allowed=(
   [models_pure]="core"
   [models_params]="core models_pure"
   [models_socket]="systemc"
-  [models]="core models_pure models_params models_socket systemc"
+  [sim_time]="core systemc"
+  [models]="core models_pure models_params models_socket sim_time systemc"
   [host_pure]="core"
-  [host]="core models_pure models_socket host_pure systemc"
+  [host]="core models_pure models_socket sim_time host_pure systemc"
   [scenario]="core models_pure models_params host_pure"
   [outputs]="core models_pure models_params host_pure scenario"
   [outputs_vcd]="core outputs systemc"
-  [engine]="core models_pure models_params models_socket models host_pure host scenario outputs outputs_vcd systemc"
+  [engine]="core models_pure models_params models_socket sim_time models host_pure host scenario outputs outputs_vcd systemc"
   [sweep]="core models_pure models_params host_pure scenario"
   [tools]="core host_pure"
   [fit]="core models_pure models_params host_pure scenario tools"

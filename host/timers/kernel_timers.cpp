@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/time_math.hpp"
+
 namespace nvmesim {
 
 __extension__ typedef __int128 i128;
@@ -29,7 +31,7 @@ uint64_t TickClock::jiffies_at(int64_t t_ps) const {
 
 int64_t TickClock::time_of_jiffy(uint64_t j) const {
   const i128 k = static_cast<i128>(static_cast<int64_t>(j - base_));
-  return static_cast<int64_t>(ceil_div(k * kPsPerSecond, hz_) - phase_ps_);
+  return clamp_ps(ceil_div(k * kPsPerSecond, hz_) - phase_ps_);  // saturates: never wraps
 }
 
 int64_t TickClock::tick_at_or_after(int64_t t_ps) const {
@@ -69,8 +71,8 @@ int64_t msleep_wake_ps(const TickClock& clock, int64_t now_ps, uint64_t ms, bool
 
 int64_t usleep_range_wake_ps(const TickClock& clock, const TimerSettings& settings, int64_t now_ps,
                              int64_t min_ps, int64_t max_ps, double irq_u) {
-  const int64_t soft = now_ps + min_ps;
-  const int64_t hard = now_ps + std::max(min_ps, max_ps);
+  const int64_t soft = add_ps(now_ps, min_ps);
+  const int64_t hard = add_ps(now_ps, std::max(min_ps, max_ps));
   if (!settings.highres) return clock.tick_at_or_after(soft);
   int64_t wake = hard;
   if (settings.tick == TickMode::periodic) wake = std::min(wake, clock.tick_at_or_after(soft));
@@ -78,7 +80,7 @@ int64_t usleep_range_wake_ps(const TickClock& clock, const TimerSettings& settin
     // Poisson arrivals are memoryless: the first one after the soft expiry is soft + Exp(rate).
     const double gap_ps = -std::log1p(-irq_u) / settings.background_irq_rate_hz * 1e12;
     if (gap_ps < static_cast<double>(hard - soft))
-      wake = std::min(wake, soft + static_cast<int64_t>(gap_ps));
+      wake = std::min(wake, add_ps(soft, static_cast<int64_t>(gap_ps)));
   }
   return std::max(wake, soft);
 }

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/time_math.hpp"
+
 namespace nvmesim {
 
 namespace {
@@ -111,7 +113,7 @@ int64_t SleepPolicy::end_ps(const TickClock& clock, const TimerSettings& setting
     case Kind::usleep_range:
       return usleep_range_wake_ps(clock, settings, now_ps, int64_t{a_} * 1000000, int64_t{b_} * 1000000, irq_u);
     case Kind::fsleep: return resolved(settings, rules).end_ps(clock, settings, rules, now_ps, irq_u);
-    case Kind::udelay: return now_ps + int64_t{a_} * 1000000;
+    case Kind::udelay: return add_ps(now_ps, mul_ps(a_, 1000000));
     case Kind::busy: return now_ps;
     case Kind::pause_sbt: {
       const int64_t d = sbt_ps(a_);

@@ -1,0 +1,91 @@
+#pragma once
+// The one door from a model's picosecond arithmetic to SystemC's time (issue 16 item 1): every
+// wait and b_transport delay goes through sim_delay(), every timed notification through
+// notify_in(); neither lets an event fall after the last time one run can simulate. A wait past
+// it records what hit the limit, calls sc_stop() (the simulation cannot be restarted, so no
+// process runs past the current delta cycle) and returns zero; the driver thread never reports
+// the trial it was in, and the runner turns time_limit_error() into an input error (exit 2). Simulated time never resets between
+// trials (DESIGN section 2), so the limit is one run's: 2^63 ps less the saturation value.
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+
+#include "core/time_math.hpp"
+
+namespace nvmesim {
+
+/// The last absolute simulated time (ps) an event may be due at: 2^63 - 2 ps (about 106.75 days).
+inline constexpr int64_t kLastEventPs = kSaturatedPs - 1;
+
+namespace sim_time_detail {
+inline std::string& error() {
+  static std::string e;
+  return e;
+}
+inline std::string& skipped() {
+  static std::string e;
+  return e;
+}
+inline std::string describe(const char* what, int64_t delay_ps) {
+  const auto now = static_cast<int64_t>(sc_core::sc_time_stamp().value());
+  const double now_s = static_cast<double>(now) / 1e12;
+  std::string when;
+  if (delay_ps < 0) when = "before now (a time sum overflowed)";
+  else if (now <= kSaturatedPs && delay_ps == kSaturatedPs - now) when = "after 2^63 ps (its time saturated)";
+  else when = std::to_string(static_cast<double>(delay_ps) / 1e12) + " s after now";
+  return std::string(what) + " needed an event " + when + ", at " + std::to_string(now_s) + " s of simulated time";
+}
+inline bool past_limit(int64_t delay_ps) {
+  const auto now = static_cast<int64_t>(sc_core::sc_time_stamp().value());
+  return delay_ps < 0 || now > kLastEventPs || delay_ps > kLastEventPs - now;
+}
+}  // namespace sim_time_detail
+
+/// What stopped the run at the limit of simulated time ("" while nothing did).
+inline const std::string& time_limit_error() { return sim_time_detail::error(); }
+
+/// The first notification skipped because it fell past the limit ("" when none). Harmless when
+/// every trial still ends (the event would have come after the run); when the simulation runs out
+/// of events with a trial unfinished, this is why, and the runner reports it as the limit.
+inline const std::string& time_limit_skipped() { return sim_time_detail::skipped(); }
+
+/// Forgets what a previous run recorded (the runner calls it before sc_start).
+inline void clear_time_limit_error() {
+  sim_time_detail::error().clear();
+  sim_time_detail::skipped().clear();
+}
+
+/// Records that `what` needed an event `delay_ps` after now that passes kLastEventPs (or a
+/// negative delay: a wrap that add_ps should have prevented) and stops the simulation.
+inline void hit_time_limit(const char* what, int64_t delay_ps) {
+  std::string& e = sim_time_detail::error();
+  if (!e.empty()) return;
+  e = sim_time_detail::describe(what, delay_ps);
+  sc_core::sc_stop();
+}
+
+/// `delay_ps` from now as an sc_time for a wait or a b_transport delay (which the initiator
+/// waits at once), or zero after hit_time_limit() when now + delay_ps passes kLastEventPs or
+/// delay_ps < 0.
+inline sc_core::sc_time sim_delay(int64_t delay_ps, const char* what) {
+  if (sim_time_detail::past_limit(delay_ps)) {
+    hit_time_limit(what, delay_ps);
+    return sc_core::SC_ZERO_TIME;
+  }
+  return sc_core::sc_time::from_value(static_cast<uint64_t>(delay_ps));
+}
+
+/// ev.notify(delay_ps from now). A notification past the limit is skipped and remembered
+/// (time_limit_skipped): a device's transition due after the run's last possible time can only
+/// matter if a trial waits for it, and then the run ends with that trial unfinished.
+inline void notify_in(sc_core::sc_event& ev, int64_t delay_ps, const char* what) {
+  if (sim_time_detail::past_limit(delay_ps)) {
+    if (delay_ps < 0) return hit_time_limit(what, delay_ps);
+    if (sim_time_detail::skipped().empty()) sim_time_detail::skipped() = sim_time_detail::describe(what, delay_ps);
+    return;
+  }
+  ev.notify(sc_core::sc_time::from_value(static_cast<uint64_t>(delay_ps)));
+}
+
+}  // namespace nvmesim
