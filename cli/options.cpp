@@ -30,6 +30,8 @@ po::variables_map parse_command(const std::vector<std::string>& args, const po::
   for (const char* name : {"out", "trace", "vcd", "dmesg", "scenario-out", "log"}) {
     const auto it = vm.find(name);
     if (it == vm.end() || it->second.defaulted()) continue;
+    const po::option_description* desc = all.find_nothrow(name, false);
+    if (desc && desc->semantic()->max_tokens() == 0) continue;  // a switch (sweep --trace): no file name
     const auto* value = boost::any_cast<std::string>(&it->second.value());
     if (value && value->empty())
       throw InputError(std::string("--") + name + ": the file name is empty; give a file name");
