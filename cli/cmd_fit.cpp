@@ -1,14 +1,20 @@
 #include <chrono>
+#include <filesystem>
+#include <memory>
 #include <ostream>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
+#include "core/signals.hpp"
 #include "fit/fit.hpp"
 #include "tools/dmesg_reader.hpp"
+#include "fit/forward.hpp"
+#include "scenario/scenario.hpp"
 
 namespace po = boost::program_options;
 
@@ -17,11 +23,15 @@ namespace nvmesim {
 namespace {
 
 // The observation file of one log given on the command line (docs/fit.md, "one log").
+// Every missing or conflicting option is named in one message.
 std::string one_log_observations(const po::variables_map& vm) {
   using oj = nlohmann::ordered_json;
+  std::string missing;
+  if (!vm.count("kernel") && !vm.count("uname-r")) missing += " --kernel (or --uname-r)";
   for (const char* k : {"hz", "tick", "cpus"})
-    if (!vm.count(k)) throw InputError(std::string("--log needs --") + k + " (and --kernel or --uname-r)");
-  if (vm.count("kernel") == vm.count("uname-r")) throw InputError("--log needs exactly one of --kernel or --uname-r");
+    if (!vm.count(k)) missing += std::string(" --") + k;
+  if (!missing.empty()) throw InputError("--log needs" + missing + " (the host the log ran on: docs/fit.md, \"one log\")");
+  if (vm.count("kernel") && vm.count("uname-r")) throw InputError("--log needs exactly one of --kernel or --uname-r, not both");
   // The values go into the observation file (JSON text): bytes that are not UTF-8 are an input
   // error here, not nlohmann's type_error (exit 4) when the file is dumped (issue 16 item 18).
   for (const char* k : {"log", "kernel", "uname-r", "tick", "kind"})
@@ -37,6 +47,51 @@ std::string one_log_observations(const po::variables_map& vm) {
   oj doc = {{"schema", "nvmesim.observations/1"}, {"name", name}, {"hosts", {{"host", host}}},
             {"logs", oj::array({{{"path", path}, {"host", "host"}, {"kind", vm["kind"].as<std::string>()}}})}};
   return doc.dump(2) + "\n";
+}
+
+// The outputs are neither each other nor an input: an output at an input's path would replace
+// the evidence, and two outputs at one path would leave only the one renamed last. Exit 2
+// before the run. Paths are compared canonically, and existing files also by device and inode.
+void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& inputs,
+                          const std::vector<std::pair<std::string, std::string>>& outputs) {
+  namespace fs = std::filesystem;
+  auto key = [](const std::string& p) {
+    std::error_code ec;
+    const fs::path c = fs::weakly_canonical(fs::absolute(p), ec);
+    return ec ? fs::absolute(p).lexically_normal() : c;
+  };
+  auto same = [&](const std::string& a, const std::string& b) {
+    struct stat sa {}, sb {};
+    if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
+      return true;
+    return key(a) == key(b);
+  };
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (const auto& [what, path] : inputs)
+      if (same(outputs[i].second, path))
+        throw InputError(outputs[i].first + " " + outputs[i].second + ": the same file as " + what + " (" + path +
+                         "); an output must not replace an input: give it a path of its own");
+    for (size_t j = 0; j < i; ++j)
+      if (same(outputs[i].second, outputs[j].second))
+        throw InputError(outputs[i].first + " " + outputs[i].second + ": the same file as " + outputs[j].first + " (" +
+                         outputs[j].second + "); give each output a path of its own");
+  }
+}
+
+// Each observed host as the simulator will run it (the scenario of one chunk): a host the reader
+// let through but the scenario refuses is exit 2 at the host, never an internal error at a
+// temporary file.
+void check_hosts(const Observations& obs) {
+  for (size_t h = 0; h < obs.hosts.size(); ++h) {
+    const SimHost host = sim_host_of(obs, h);
+    const std::vector<SimJob> jobs{SimJob{Theta{}, &host}};
+    try {
+      (void)load_scenario_text(chunk_scenario(jobs, 0, 1, 1, 1, obs.link).dump(), "host");
+    } catch (const InputError& e) {
+      throw InputError(obs.source + ": /hosts/" + obs.hosts[h].name + ": the simulator refuses this host: " +
+                       (e.has_pointer() ? e.pointer() + ": " : "") + e.message());
+    }
+  }
 }
 
 double cpu_s(int who) {
@@ -93,6 +148,13 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     obs = load_observations(vm["obs"].as<std::vector<std::string>>()[0]);
   }
   if (!vm.count("out")) throw InputError("fit needs --out POSTERIOR.json");
+  check_hosts(obs);
+  std::vector<std::pair<std::string, std::string>> inputs, outputs{{"--out", vm["out"].as<std::string>()}};
+  if (vm.count("log")) inputs.push_back({"--log", vm["log"].as<std::string>()});
+  else inputs.push_back({"the observation file", vm["obs"].as<std::vector<std::string>>()[0]});
+  for (const auto& f : obs.files) inputs.push_back({"the log", f});
+  if (vm.count("scenario-out")) outputs.push_back({"--scenario-out", vm["scenario-out"].as<std::string>()});
+  check_distinct_paths(inputs, outputs);
   FitOptions o;
   o.seed = vm["seed"].as<uint64_t>();
   o.jobs = vm["jobs"].as<unsigned>();
@@ -109,17 +171,20 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   o.exe = "/proc/self/exe";
   o.quiet = vm.count("quiet") > 0;
-  AtomicFile post(vm["out"].as<std::string>());  // checks the folder before the work
+  // Both outputs are opened (their folders checked) before the work, and renamed into place only
+  // after it: a stop or an error leaves neither.
+  AtomicFile post(vm["out"].as<std::string>());
+  std::unique_ptr<AtomicFile> dev;
+  if (vm.count("scenario-out")) dev = std::make_unique<AtomicFile>(vm["scenario-out"].as<std::string>());
+  StopSignals stop_signals;  // SIGINT/SIGTERM: the children stop, the temporary folder goes, exit 130/143
   const auto t0 = std::chrono::steady_clock::now();
   const FitResult r = run_fit(obs, o, err);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (stop_requested()) throw Interrupted(stop_signal());
   out << r.ppc_text;
   post.write(r.posterior.dump() + "\n");
-  if (vm.count("scenario-out")) {
-    AtomicFile dev(vm["scenario-out"].as<std::string>());
-    dev.write(device_scenario_text(r));
-    dev.commit();
-  }
+  if (dev) dev->write(device_scenario_text(r));
+  if (dev) dev->commit();
   post.commit();
   char b[200];
   std::snprintf(b, sizeof b, "nvmesim fit: %llu trials in %llu simulator processes, %.1f s wall, %.1f s CPU (simulator %.1f s)\n",

@@ -6,6 +6,7 @@
 #include "core/atomic_file.hpp"
 #include "core/json_reader.hpp"
 #include "core/json_text.hpp"
+#include "core/signals.hpp"
 #include "fit/forward.hpp"
 #include "fit/predict.hpp"
 #include "scenario/scenario.hpp"
@@ -29,12 +30,35 @@ void check_whatif(const WhatIf& w, const std::string& link, const std::string& o
   }
 }
 
-// --set /host/KEY=VALUE on a what-if host (JSON, or a string when it is not JSON).
-void apply_set(WhatIf& w, const std::string& s) {
+// The host key of --set /host/KEY=VALUE; throws InputError for any other form.
+std::string set_key(const std::string& s) {
   const size_t eq = s.find('=');
   if (s.rfind("/host/", 0) != 0 || eq == std::string::npos || eq <= 6)
     throw InputError("--set " + s + ": must be /host/KEY=VALUE (a what-if changes the host; the device is the posterior's)");
-  const std::string key = s.substr(6, eq - 6), val = s.substr(eq + 1);
+  return s.substr(6, eq - 6);
+}
+
+// Each host key is given once per what-if: --set twice for one key, or --set of a key that
+// --kernel, --hz or --tick already gives, would leave one of them silently unused. Exit 2.
+void check_set_conflicts(const po::variables_map& vm) {
+  if (!vm.count("set")) return;
+  std::vector<std::pair<std::string, std::string>> given;  // key, the option that gave it
+  if (vm.count("kernel")) given.push_back({"kernel", "--kernel"});
+  if (vm.count("hz")) given.push_back({"hz", "--hz " + std::to_string(vm["hz"].as<int>())});
+  if (vm.count("tick")) given.push_back({"tick", "--tick " + vm["tick"].as<std::string>()});
+  for (const auto& s : vm["set"].as<std::vector<std::string>>()) {
+    const std::string key = set_key(s);
+    for (const auto& [k, by] : given)
+      if (k == key)
+        throw InputError("--set " + s + ": /host/" + key + " is already given by " + by +
+                         "; give each host key once per what-if");
+    given.push_back({key, "--set " + s});
+  }
+}
+
+// --set /host/KEY=VALUE on a what-if host (JSON, or a string when it is not JSON).
+void apply_set(WhatIf& w, const std::string& s) {
+  const std::string key = set_key(s), val = s.substr(s.find('=') + 1);
   if (key == "init_to_probe" || key.find('/') != std::string::npos)
     throw InputError("--set " + s + ": /host/" + key + " cannot be set by a what-if (init_to_probe is fitted)");
   oj v;
@@ -59,7 +83,19 @@ std::vector<WhatIf> whatifs_of(const po::variables_map& vm, const PosteriorModel
     }
     if (ref == p.hosts.size()) throw InputError("--baseline: \"" + b + "\" is not an observed host (known: " + known + ")");
   }
+  check_set_conflicts(vm);
   std::vector<WhatIf> ws{{p.hosts[ref].name + " (observed)", p.hosts[ref]}};
+  // What-ifs are told apart by name in the table, the JSON and the plot: a name given twice is
+  // exit 2 naming where each came from.
+  std::vector<std::string> origins{"the reference host"};
+  auto add = [&](const WhatIf& w, const std::string& origin) {
+    for (size_t i = 0; i < ws.size(); ++i)
+      if (ws[i].name == w.name)
+        throw InputError(origin + ": what-if \"" + w.name + "\" is named like " + (i ? "the one of " : "") + origins[i] +
+                         "; give each what-if a name of its own (each --kernel once, and distinct names in --whatif)");
+    ws.push_back(w);
+    origins.push_back(origin);
+  };
   std::vector<std::string> kernels;
   if (vm.count("kernel")) kernels = vm["kernel"].as<std::vector<std::string>>();
   const bool mods = vm.count("hz") || vm.count("tick") || vm.count("set");
@@ -73,7 +109,7 @@ std::vector<WhatIf> whatifs_of(const po::variables_map& vm, const PosteriorModel
       for (const auto& s : vm["set"].as<std::vector<std::string>>()) apply_set(w, s);
     w.host.name = w.name;
     check_whatif(w, p.link, "--kernel " + k);
-    ws.push_back(w);
+    add(w, "--kernel " + k);
   }
   if (vm.count("whatif")) {
     const std::string f = vm["whatif"].as<std::string>();
@@ -92,7 +128,7 @@ std::vector<WhatIf> whatifs_of(const po::variables_map& vm, const PosteriorModel
       }
       w.host.name = w.name;
       check_whatif(w, p.link, f + ": " + n.ptr());
-      ws.push_back(w);
+      add(w, f + ": " + n.ptr() + "/name");
     }
   }
   if (ws.size() == 1) throw InputError("predict needs a what-if: --kernel K (with --hz, --tick, --set), or --whatif FILE");
@@ -142,7 +178,9 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
   std::unique_ptr<AtomicFile> f;
   if (vm.count("out")) f = std::make_unique<AtomicFile>(vm["out"].as<std::string>());
   std::string table;
+  StopSignals stop_signals;  // SIGINT/SIGTERM: the children stop, the temporary folder goes, exit 130/143
   const oj doc = run_predict(p, ws, o, table);
+  if (stop_requested()) throw Interrupted(stop_signal());
   out << table;
   if (f) {
     f->write(doc.dump(2) + "\n");

@@ -98,7 +98,7 @@ ParamValues best_values(const FitResult& r, ForwardModel& fm, const FitOptions& 
   BlockSettings bs = opt.blocks;
   bs.device_trials = opt.device_trials;
   const auto blocks = make_blocks(r.obs, fm, bs);
-  const auto ll = blocks[0].evaluate(u, h, cand.size(), fit_key(opt.seed, {300}), 1.0).loglik(1.0);
+  const auto ll = blocks[0].evaluate(u, h, cand.size(), fit_key(opt.seed, {300}), 1.0, {}).loglik(1.0);
   const size_t best = cand[static_cast<size_t>(std::max_element(ll.begin(), ll.end()) - ll.begin())];
   ParamValues v;
   values_of(dev.spec, p, best, v);

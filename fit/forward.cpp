@@ -9,6 +9,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <csignal>
+#include <ctime>
+
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -17,6 +21,7 @@
 
 #include "core/errors.hpp"
 #include "core/json_text.hpp"
+#include "core/signals.hpp"
 
 namespace nvmesim {
 
@@ -141,9 +146,25 @@ ForwardModel::ForwardModel(std::string exe, unsigned jobs, std::string link)
 }
 
 ForwardModel::~ForwardModel() {
-  for (uint64_t i = 0; i < counter_; ++i)
-    for (const char* ext : {".json", ".jsonl", ".err"}) ::unlink((dir_ + "/c" + std::to_string(i) + ext).c_str());
+  // Every file in the folder (the chunks' and any temporary a stopped child left), then the folder.
+  if (DIR* d = ::opendir(dir_.c_str())) {
+    std::vector<std::string> names;
+    while (const dirent* e = ::readdir(d))
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.push_back(e->d_name);
+    ::closedir(d);
+    for (const auto& n : names) ::unlink((dir_ + "/" + n).c_str());
+  }
   ::rmdir(dir_.c_str());
+}
+
+void ForwardModel::stop_children(std::vector<pid_t>& live) {
+  for (pid_t p : live) ::kill(p, SIGTERM);
+  for (pid_t p : live) {
+    int st = 0;
+    while (::waitpid(p, &st, 0) < 0 && errno == EINTR) {
+    }
+  }
+  live.clear();
 }
 
 double ForwardModel::child_cpu_s() const {
@@ -194,8 +215,20 @@ std::vector<SimTrial> ForwardModel::run(const std::vector<SimJob>& jobs, size_t 
       live.push_back(&c);
       ++running;
     }
+    // SIGINT/SIGTERM (core/signals.hpp): stop the running chunks and unwind (exit 130/143); the
+    // destructor removes the folder. The wait polls, because the handler restarts waitpid.
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
+    pid_t pid = 0;
+    while (!stop_requested() && (pid = ::waitpid(-1, &status, WNOHANG)) == 0) {
+      const timespec ts{0, 10'000'000};
+      ::nanosleep(&ts, nullptr);
+    }
+    if (stop_requested()) {
+      std::vector<pid_t> pids;
+      for (const Chunk* c : live) pids.push_back(c->pid);
+      stop_children(pids);
+      throw Interrupted(stop_signal());
+    }
     if (pid < 0) {
       if (errno == EINTR) continue;
       throw IoError(std::string("waitpid: ") + std::strerror(errno));
@@ -216,6 +249,7 @@ std::vector<SimTrial> ForwardModel::run(const std::vector<SimJob>& jobs, size_t 
       break;
     }
   }
+  if (stop_requested()) throw Interrupted(stop_signal());  // a child stopped by the same signal
   if (!failure.empty()) throw std::runtime_error(failure);
   trials_ += jobs.size() * trials;
   processes_ += chunks.size();

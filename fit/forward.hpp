@@ -6,6 +6,7 @@
 // Pure C++ (no SystemC here: the simulator runs in the child processes).
 #include <cstdint>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -70,7 +71,9 @@ class ForwardModel {
   /// consecutive jobs; group g runs with scenario seed seeds[g] (so groups with different seeds
   /// do not share trial randomness; jobs of one group do). Returns jobs x trials results, row-major.
   /// Throws std::runtime_error (exit 4) when a child fails, with its message; IoError when the
-  /// temporary folder cannot be used.
+  /// temporary folder cannot be used. When SIGINT or SIGTERM arrives under a StopSignals guard
+  /// (core/signals.hpp), sends SIGTERM to the running children, waits for them and throws
+  /// Interrupted; the destructor then removes the temporary folder with everything in it.
   std::vector<SimTrial> run(const std::vector<SimJob>& jobs, size_t trials, size_t group,
                             const std::vector<uint64_t>& seeds);
 
@@ -79,6 +82,7 @@ class ForwardModel {
   double child_cpu_s() const;
 
  private:
+  static void stop_children(std::vector<pid_t>& live);
   std::string exe_, link_, dir_;
   unsigned jobs_;
   uint64_t trials_ = 0, processes_ = 0, counter_ = 0;

@@ -20,7 +20,7 @@ std::string base_name(const std::string& p) {
 }
 
 // The text of {"path": ...} or {"text": string or array of lines}.
-std::string text_or_path(const JsonNode& n, const std::string& dir, std::string& name) {
+std::string text_or_path(const JsonNode& n, const std::string& dir, std::string& name, std::vector<std::string>* files) {
   if (n.has("path") == n.has("text")) n.fail("needs exactly one of \"path\" (a file) or \"text\" (the lines inline)");
   if (n.has("path")) {
     std::string p = n.at("path").str();
@@ -29,6 +29,7 @@ std::string text_or_path(const JsonNode& n, const std::string& dir, std::string&
     struct stat st{};
     if (::stat(full.c_str(), &st) != 0) throw IoError(full + ": cannot read the log (" + n.source() + ": " + n.ptr() + "/path)");
     name = base_name(p);
+    if (files) files->push_back(full);
     return read_text_file(full, 256u << 20);
   }
   const JsonNode t = n.at("text");
@@ -87,6 +88,20 @@ void read_machine(const JsonNode& n, Observations& o) {
   if (n.has("link")) o.link = n.at("link").choice(SChoices{{"bare-metal", "bare-metal"}, {"vm-emulated", "vm-emulated"}});
 }
 
+// Two boots never print the same lines at the same microseconds: a run whose lines (kinds and
+// times) equal an earlier run's is the same evidence given twice (a log listed twice, or two
+// logs that overlap). Counting it twice would narrow every interval, so it is refused.
+void check_not_seen(const JsonNode& n, const Observations& o, const std::string& name, const LogRun& r) {
+  for (const auto& q : o.runs) {
+    if (q.lines.has != r.has || q.lines.ns != r.ns) continue;
+    size_t k = 0;
+    while (!r.has[k]) ++k;
+    n.fail(name + ": the run at line " + std::to_string(r.line[k]) + " is the run at line " + std::to_string(q.lines.line[k]) +
+           " of /logs/" + std::to_string(q.log) + " (" + q.source + ") again: the same lines at the same times; " +
+           "each boot counts once, so list each log once (and logs that do not overlap)");
+  }
+}
+
 void read_log(const JsonNode& n, size_t index, const std::string& dir, Observations& o) {
   n.require_object({"path", "text", "host", "kind", "runs", "handoff"});
   if (!n.has("host")) n.fail("needs \"host\": a name in /hosts");
@@ -106,7 +121,7 @@ void read_log(const JsonNode& n, size_t index, const std::string& dir, Observati
   const int handoff = -1;
   if (n.has("handoff")) n.at("handoff").fail("is not used by this version yet (the hand-off state is fitted); remove it");
   std::string name;
-  const std::string text = text_or_path(n, dir, name);
+  const std::string text = text_or_path(n, dir, name, &o.files);
   const auto runs = read_log_runs(text, name);
   if (n.has("runs")) {
     const int64_t want = n.at("runs").integer(1, 100000);
@@ -115,12 +130,16 @@ void read_log(const JsonNode& n, size_t index, const std::string& dir, Observati
                         " (a run starts at each driver-init line)");
   }
   for (const auto& r : runs) {
+    if (r.present(BootLine::queues) && r.io_queues < 1)
+      n.fail("line " + std::to_string(r.line[2]) + " of the log: 0 I/O queues in the queues line; a controller "
+             "without I/O queues is not modelled (1 to 4096 are)");
     if (r.io_queues > o.hosts[h].cpus)
       n.fail("line " + std::to_string(r.line[2]) + " of the log: " + std::to_string(r.io_queues) +
              " I/O queues in the queues line, more than the host's " + std::to_string(o.hosts[h].cpus) + " cpus");
     if (!r.present(BootLine::queues))
       n.fail(name + ": the run at line " + std::to_string(r.line[r.present(BootLine::init) ? 0 : 1]) +
              " has no \"default/read/poll queues\" line: the probe's end is not observed");
+    check_not_seen(n, o, name, r);
     o.runs.push_back({h, kind, name, index, handoff, r});
   }
 }

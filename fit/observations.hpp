@@ -46,6 +46,7 @@ struct Observations {
   std::vector<ObsHost> hosts;
   std::vector<ObsRun> runs;
   ObsFitSettings fit;
+  std::vector<std::string> files;  ///< the log files read (paths as opened), for output checks
   /// The I/O queue count of the runs of host h (their queues lines' D; all must agree).
   int io_queues(size_t h) const;
   /// The file as read: hosts, and per run its lines (kind, time, line number) and intervals.
@@ -56,7 +57,8 @@ struct Observations {
 /// Throws InputError (exit 2) naming the file and JSON pointer, or the log and line: unknown keys
 /// (with "did you mean"), a wrong schema, host fields outside what is allowed, a log's host not in
 /// /hosts, a `runs` count that differs from the runs found, a queues line whose D exceeds the
-/// host's cpus, and no interval to fit. IoError (exit 3) when a log file cannot be read.
+/// host's cpus or is 0, a run given twice (the same lines at the same times, in one log or two),
+/// and no interval to fit. IoError (exit 3) when a log file cannot be read.
 Observations load_observations(const std::string& path);
 /// The same from the file's text; `dir` is the folder of relative log paths.
 Observations parse_observations(const std::string& text, const std::string& source, const std::string& dir);

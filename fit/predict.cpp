@@ -74,7 +74,7 @@ SimHost read_posterior_host(const JsonNode& n, const std::string& name) {
   const int64_t cpus = need(n, "cpus").integer(1, 4096);
   SimHost s;
   s.name = name;
-  s.io_queues = static_cast<int>(need(n, "io_queues").integer(0, cpus));
+  s.io_queues = static_cast<int>(need(n, "io_queues").integer(1, cpus));
   const oj& h = n.json();
   s.host = {{"kernel", h.at("kernel")}, {"hz", h.at("hz")}, {"tick", h.at("tick")}, {"highres", h.at("highres")},
             {"wakeup_latency", {{"dist", "lognormal"}, {"median", "20us"}, {"sigma", 0.5}}}, {"cpus", h.at("cpus")}};

@@ -60,8 +60,19 @@ Evaluate device_evaluate(const Observations& obs, ForwardModel& fm, const BlockS
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return msleep_era(obs.hosts[a]) > msleep_era(obs.hosts[b]); });
   auto hosts = std::make_shared<std::vector<SimHost>>();
   for (size_t h = 0; h < obs.hosts.size(); ++h) hosts->push_back(sim_host_of(obs, h));
-  return [&obs, &fm, spec, split, trials, group, order, hosts](const std::vector<double>& u, const std::vector<int>& hf,
-                                                                 size_t n, uint64_t key, double s_prev) {
+  // Per host (in `order`): the intervals count and sum(log bandwidth) of each of its runs, for the
+  // bound of the terms still to come (early rejection, smc.hpp rows_below_floor).
+  std::vector<std::vector<std::pair<size_t, double>>> run_dims(obs.hosts.size());
+  for (const auto& r : obs.runs) {
+    const auto kinds = device_kinds(r, split);
+    if (kinds.size() < 2) continue;
+    double hlog = 0;
+    for (size_t j = 1; j < kinds.size(); ++j) hlog += std::log(fit_bandwidth_s(ns_s(r.lines.at(kinds[j]) - r.lines.at(kinds[j - 1]))));
+    run_dims[r.host].push_back({kinds.size() - 1, hlog});
+  }
+  return [&obs, &fm, spec, split, trials, group, order, hosts, run_dims](
+             const std::vector<double>& u, const std::vector<int>& hf, size_t n, uint64_t key, double s_prev,
+             const std::vector<double>& floor) {
     Terms t(n);
     std::vector<char> alive(n, 1);
     for (size_t oi = 0; oi < order.size(); ++oi) {
@@ -106,11 +117,12 @@ Evaluate device_evaluate(const Observations& obs, ForwardModel& fm, const BlockS
           }
         t.add(std::move(d2), trials, y.size(), hlog);
       }
-      if (oi + 1 < order.size()) {
-        const auto ll = t.loglik(s_prev);
-        double m = -kInf;
-        for (double x : ll) m = std::max(m, x);
-        for (size_t i = 0; i < n; ++i) alive[i] = alive[i] && ll[i] > m - 40;
+      if (oi + 1 < order.size() && !floor.empty()) {
+        double rest = 0;
+        for (size_t oj = oi + 1; oj < order.size(); ++oj)
+          for (const auto& [dims, hlog] : run_dims[order[oj]]) rest += term_bound(dims, hlog, s_prev);
+        const auto below = rows_below_floor(t.loglik(s_prev), rest, floor);
+        for (size_t i = 0; i < n; ++i) alive[i] = alive[i] && !below[i];
       }
     }
     return t;
@@ -124,24 +136,28 @@ struct CheapRun {
 };
 
 Evaluate cheap_evaluate(const BlockSpec& spec, std::vector<CheapRun> runs, bool mount, size_t trials) {
-  return [spec, runs, mount, trials](const std::vector<double>& u, const std::vector<int>&, size_t n, uint64_t key, double) {
+  return [spec, runs, mount, trials](const std::vector<double>& u, const std::vector<int>&, size_t n, uint64_t key, double,
+                                      const std::vector<double>&) {
     Terms t(n);
     const size_t d = spec.params.size();
+    // The stage draws of each particle and trial, shared by the runs (drawn once, not per run).
+    std::vector<double> stage(n * trials), mnt(mount ? n * trials : 0);
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t kp = fit_key(key, {i});
+      const double m0 = std::pow(10.0, u[i * d]), s0 = std::pow(10.0, u[i * d + 1]);
+      for (size_t k = 0; k < trials; ++k) {
+        stage[i * trials + k] = m0 * std::exp(s0 * key_normal(kp, 2 * k));
+        if (mount)
+          mnt[i * trials + k] = std::pow(10.0, u[i * d + 2]) * std::exp(std::pow(10.0, u[i * d + 3]) * key_normal(kp, 2 * k + 1));
+      }
+    }
     for (const auto& r : runs) {
       const double bw = fit_bandwidth_s(r.y);
       std::vector<double> d2(n * trials);
-      for (size_t i = 0; i < n; ++i) {
-        const uint64_t kp = fit_key(key, {i});
-        const double m0 = std::pow(10.0, u[i * d]), s0 = std::pow(10.0, u[i * d + 1]);
-        for (size_t k = 0; k < trials; ++k) {
-          double x = m0 * std::exp(s0 * key_normal(kp, 2 * k));
-          if (mount) {
-            const double mnt = std::pow(10.0, u[i * d + 2]) * std::exp(std::pow(10.0, u[i * d + 3]) * key_normal(kp, 2 * k + 1));
-            x = std::max(x - r.part_s, 0.0) + mnt;
-          }
-          const double z = (floor_us_s(x) - r.y) / bw;
-          d2[i * trials + k] = z * z;
-        }
+      for (size_t j = 0; j < n * trials; ++j) {
+        const double x = mount ? std::max(stage[j] - r.part_s, 0.0) + mnt[j] : stage[j];
+        const double z = (floor_us_s(x) - r.y) / bw;
+        d2[j] = z * z;
       }
       t.add(std::move(d2), trials, 1, std::log(bw));
     }

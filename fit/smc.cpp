@@ -8,6 +8,7 @@
 
 #include "core/distribution.hpp"
 #include "core/rng.hpp"
+#include "core/signals.hpp"
 
 namespace nvmesim {
 
@@ -68,6 +69,17 @@ void Terms::put(const std::vector<char>& accept, const Terms& other) {
   for (size_t j = 0; j < terms_.size(); ++j)
     for (size_t i = 0; i < n_; ++i)
       if (accept[i]) std::copy_n(&other.terms_[j].d2[i * terms_[j].k], terms_[j].k, &terms_[j].d2[i * terms_[j].k]);
+}
+
+double term_bound(size_t dims, double hlog, double s) { return -static_cast<double>(dims) * std::log(s) - hlog; }
+
+std::vector<char> rows_below_floor(const std::vector<double>& ll_partial, double rest, const std::vector<double>& floor) {
+  std::vector<char> out(ll_partial.size(), 0);
+  if (floor.empty()) return out;
+  if (floor.size() != ll_partial.size()) throw std::logic_error("rows_below_floor: size mismatch");
+  // A margin of 1e-9 nats keeps rounding in the partial sums from pruning a row at its threshold.
+  for (size_t j = 0; j < out.size(); ++j) out[j] = ll_partial[j] + rest < floor[j] - 1e-9;
+  return out;
 }
 
 double ess(const std::vector<double>& logw) {
@@ -189,12 +201,13 @@ Population run_smc(const BlockSpec& block, const Evaluate& evaluate, const SmcSe
     for (size_t a = 0; a < d; ++a) p.u[i * d + a] = lo[a] + (hi[a] - lo[a]) * key_uniform(kp, i * (d + nf) + a);
     for (size_t b = 0; b < nf; ++b) p.h[i * nf + b] = key_uniform(kp, i * (d + nf) + d + b) < 0.5 ? 0 : 1;
   }
-  Terms t = evaluate(p.u, p.h, n, fit_key(seed, {1}), 1e6);
+  Terms t = evaluate(p.u, p.h, n, fit_key(seed, {1}), 1e6, {});
   p.evaluations = 1;
   double s = 1e6, lam = 1.0;
   std::vector<double> logw(n, 0.0);
   size_t g = 0, at_one = 0;
   while (g < st.max_generations) {
+    if (stop_requested()) throw Interrupted(stop_signal());  // SIGINT/SIGTERM: between generations
     ++g;
     const double s_new = s > 1.0 ? next_scale(t, logw, s, st.alpha) : 1.0;
     {
@@ -246,9 +259,16 @@ Population run_smc(const BlockSpec& block, const Evaluate& evaluate, const SmcSe
         std::copy_n(&up[inside[j] * d], d, &ui[j * d]);
         if (nf) std::copy_n(&hp[inside[j] * nf], nf, &hi2[j * nf]);
       }
-      const Terms tp = evaluate(ui, hi2, inside.size(), fit_key(seed, {5, g, r}), s);
+      // Proposal j of particle i is accepted when llp > ll[i] + log(u_i): that is its floor, so
+      // early rejection in the evaluator never changes a decision (each particle's own current
+      // value, not the batch's or the population's best).
+      const auto ll = t.loglik(s);
+      std::vector<double> floor(inside.size());
+      for (size_t j = 0; j < inside.size(); ++j)
+        floor[j] = ll[inside[j]] == -kInf ? -kInf : ll[inside[j]] + std::log(key_uniform(ka, inside[j]));
+      const Terms tp = evaluate(ui, hi2, inside.size(), fit_key(seed, {5, g, r}), s, floor);
       ++p.evaluations;
-      const auto llp = tp.loglik(s), ll = t.loglik(s);
+      const auto llp = tp.loglik(s);
       std::vector<char> accept(n, 0), accept_in(inside.size(), 0);
       std::vector<size_t> rows(n, 0);
       size_t acc = 0;

@@ -71,9 +71,20 @@ struct Population {
 };
 
 /// Evaluates the likelihood terms of the particles (u: n x D log10, h: n x F) with the random
-/// stream `key` (fresh trials per call); `s_prev` is the current scale (for lazy evaluation).
+/// stream `key` (fresh trials per call); `s_prev` is the current scale. `floor` is empty (every
+/// row wanted exactly) or has n values: row j's Metropolis-Hastings threshold at s_prev, below
+/// which the proposal is rejected whatever its exact value. An evaluator may then stop
+/// simulating row j (early rejection) once rows_below_floor says it cannot reach floor[j]; its
+/// terms are then infinite (log-likelihood -inf), which rejects it as the full value would.
 using Evaluate = std::function<Terms(const std::vector<double>& u, const std::vector<int>& h, size_t n, uint64_t key,
-                                     double s_prev)>;
+                                     double s_prev, const std::vector<double>& floor)>;
+
+/// The most a term of `dims` intervals with sum(log bandwidth) `hlog` can add to a particle's
+/// log-likelihood at scale s: -dims log s - hlog (every trial exactly on the observation).
+double term_bound(size_t dims, double hlog, double s);
+/// Per row, true when `ll_partial[j] + rest` (rest: the sum of term_bound of the terms still to
+/// be added) is below floor[j]: the row cannot be accepted. All false when floor is empty.
+std::vector<char> rows_below_floor(const std::vector<double>& ll_partial, double rest, const std::vector<double>& floor);
 
 struct SmcSettings {
   size_t particles = 500;

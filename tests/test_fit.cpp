@@ -97,51 +97,6 @@ TEST_CASE("fit: the same seed gives a byte-identical posterior, whatever --jobs"
   CHECK(run_fit(o, other, log).posterior.dump() != a);
 }
 
-TEST_CASE("fit: simulation-based calibration of a boot-stage block (20 devices from the prior)", "[fit]") {
-  // Each device: namespace_scan ~ lognormal(median m, sigma s) with (m, s) drawn from the fit's
-  // prior (log-uniform 10 us..1 s, 0.01..1.5), five boots whose partition line follows the queues
-  // line by one draw each (floored to 1 us as printk). The fit's 90 % interval of the median must
-  // contain the true median in about 90 % of the devices where the fit calls it identified.
-  size_t covered = 0, counted = 0;
-  for (uint64_t dev = 0; dev < 20; ++dev) {
-    const uint64_t k = fit_key(77, {dev});
-    const double m = std::pow(10.0, -5 + 5 * key_uniform(k, 0));
-    const double s = std::pow(10.0, std::log10(0.01) + (std::log10(1.5) - std::log10(0.01)) * key_uniform(k, 1));
-    Observations o;
-    o.hosts.push_back(ObsHost{"h", "5.6", "", 250, "nohz_idle", true, 4});
-    for (uint64_t run = 0; run < 5; ++run) {
-      ObsRun r;
-      r.kind = "boot";
-      r.source = "sbc";
-      const int64_t queues_ns = 1'000'000'000;
-      const double x = m * std::exp(s * key_normal(k, 10 + run));
-      r.lines.has[static_cast<size_t>(BootLine::init)] = r.lines.has[static_cast<size_t>(BootLine::queues)] = true;
-      r.lines.has[static_cast<size_t>(BootLine::part)] = true;
-      r.lines.ns[static_cast<size_t>(BootLine::init)] = queues_ns - 5'000'000;
-      r.lines.ns[static_cast<size_t>(BootLine::queues)] = queues_ns;
-      r.lines.ns[static_cast<size_t>(BootLine::part)] = queues_ns + static_cast<int64_t>(std::floor(x * 1e6)) * 1000;
-      r.lines.io_queues = 2;
-      o.runs.push_back(r);
-    }
-    ForwardModel fm(NVMESIM_BINARY, 1, "bare-metal");
-    BlockSettings bs;
-    bs.cheap_particles = 200, bs.cheap_trials = 32;
-    const auto blocks = make_blocks(o, fm, bs);
-    REQUIRE(blocks.size() == 2);
-    REQUIRE(blocks[1].spec.name == "namespace_scan");
-    SmcSettings st;
-    st.particles = bs.cheap_particles;
-    const FittedBlock fb{blocks[1].spec, run_smc(blocks[1].spec, blocks[1].evaluate, st, fit_key(5, {dev}), nullptr)};
-    const auto sum = summarise({fb});
-    if (sum[0].status != "fitted") continue;
-    ++counted;
-    covered += sum[0].q05 <= m && m <= sum[0].q95;
-  }
-  INFO(covered << " of " << counted << " identified medians covered");
-  CHECK(counted >= 14);
-  CHECK(covered >= counted * 7 / 10);
-}
-
 // ---- predict validates the posterior file (parse_posterior) ----
 namespace {
 
@@ -255,10 +210,10 @@ TEST_CASE("fit predict: posterior hosts are checked as the observation reader ch
   // 2^32 + 2 = 4294967298 would wrap to 2 in an int: refused, not read as 2 queues.
   doc = tiny_posterior();
   doc["observations"]["hosts"]["h"]["io_queues"] = 4294967298LL;
-  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /observations/hosts/h/io_queues: must be from 0 to 4"));
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /observations/hosts/h/io_queues: must be from 1 to 4"));
   doc = tiny_posterior();
   doc["observations"]["hosts"]["h"]["io_queues"] = 5;   // more than its 4 cpus
-  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /observations/hosts/h/io_queues: must be from 0 to 4"));
+  CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /observations/hosts/h/io_queues: must be from 1 to 4"));
   doc = tiny_posterior();
   doc["observations"]["hosts"]["h"].erase("cpus");
   CHECK_THAT(posterior_error(doc), Catch::Contains("post.json: /observations/hosts/h: needs \"cpus\""));
@@ -273,4 +228,46 @@ TEST_CASE("fit predict CLI: a posterior with an empty particle list exits 2 nami
   const auto r = nvmesim::test::run_capture("predict " + path + " --kernel 5.7 --draws 10 --trials 1");
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains(path + ": /blocks/0/particles: must not be empty"));
+}
+
+TEST_CASE("predict CLI: conflicting --hz/--tick/--set and what-if names given twice are exit 2 before any run", "[fit][posterior]") {
+  const std::string path = "/tmp/nvmesim-test-post-conflict.json";
+  nvmesim::test::spit(path, tiny_posterior().dump());
+  auto r = nvmesim::test::run_capture("predict " + path + " --kernel 5.7 --hz 1000 --set /host/hz=100");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--set /host/hz=100: /host/hz is already given by --hz 1000"));
+  r = nvmesim::test::run_capture("predict " + path + " --tick periodic --set /host/tick=nohz_idle");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("/host/tick is already given by --tick periodic"));
+  r = nvmesim::test::run_capture("predict " + path + " --kernel 5.7 --set /host/hz=100 --set /host/hz=1000");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--set /host/hz=1000: /host/hz is already given by --set /host/hz=100"));
+  r = nvmesim::test::run_capture("predict " + path + " --kernel 5.7 --set '/host/kernel=\"6.6\"'");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("/host/kernel is already given by --kernel"));
+  r = nvmesim::test::run_capture("predict " + path + " --kernel 5.7 --kernel 5.7");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--kernel 5.7: what-if \"5.7\" is named like the one of --kernel 5.7"));
+  const std::string wf = "/tmp/nvmesim-test-whatifs-dup.json";
+  nvmesim::test::spit(wf, R"({"whatifs": [{"name": "a", "host": {"kernel": "5.7"}}, {"name": "a", "host": {"kernel": "6.6"}}]})");
+  r = nvmesim::test::run_capture("predict " + path + " --whatif " + wf);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(wf + ": /whatifs/1/name: what-if \"a\" is named like the one of " + wf + ": /whatifs/0/name"));
+  nvmesim::test::spit(wf, R"({"whatifs": [{"name": "5.7", "host": {"kernel": "5.7"}}]})");
+  r = nvmesim::test::run_capture("predict " + path + " --kernel 5.7 --whatif " + wf);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("what-if \"5.7\" is named like the one of --kernel 5.7"));
+  nvmesim::test::spit(wf, R"J({"whatifs": [{"name": "h (observed)", "host": {"kernel": "5.7"}}]})J");
+  r = nvmesim::test::run_capture("predict " + path + " --whatif " + wf);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("is named like the reference host"));
+  // A posterior host with 0 I/O queues (the simulator refuses it: exit 4 at a temporary file before).
+  auto doc = tiny_posterior();
+  doc["observations"]["hosts"]["h"]["io_queues"] = 0;
+  nvmesim::test::spit(path, doc.dump());
+  r = nvmesim::test::run_capture("predict " + path + " --kernel 5.7 --draws 10 --trials 1");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(path + ": /observations/hosts/h/io_queues: must be from 1 to 4"));
+  std::remove(path.c_str());
+  std::remove(wf.c_str());
 }

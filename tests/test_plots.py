@@ -222,6 +222,39 @@ def check_sweep(w, script):
     check_clear(fig)
 
 
+def check_predict(w, script):
+    """Each what-if row: the grey band is p5-p95, the thick bar p50_ci90 and the dot p50, read here
+    from the prediction's JSON; the crosses are the logs' own intervals (cases/README.md: driver
+    init -> queues 0.764178 - 0.546936 = 217.242 ms and 0.543457 - 0.537088 = 6.369 ms; -> Run
+    /sbin/init 0.788141 - 0.546936 = 241.205 ms and 0.567931 - 0.537088 = 30.843 ms); one legend,
+    below the panels, clear of the data."""
+    with open(w("pred.json")) as f:
+        pred = json.load(f)
+    run([PY, script, w("pred.json"), "--posterior", w("post.json"), "-o", w("pp.png")])
+    fig = figure()
+    check(len(fig.axes) == 2, f"{len(fig.axes)} panels, wanted probe_ms and init_ms")
+    ws = pred["whatifs"]
+    for ax, key in zip(fig.axes, ("probe_ms", "init_ms")):
+        def by(gid):
+            return [l for l in ax.get_lines() if l.get_gid() == gid]
+        check(len(by("band")) == len(ws) and len(by("ci")) == len(ws) and len(by("median")) == len(ws),
+              f"{key}: one band, bar and dot per what-if")
+        for i, wi in enumerate(ws):
+            s, y = wi[key], len(ws) - 1 - i
+            check(list(by("band")[i].get_xdata()) == [s["p5"], s["p95"]] and list(by("band")[i].get_ydata()) == [y, y],
+                  f"{key} {wi['name']}: band")
+            check(list(by("ci")[i].get_xdata()) == s["p50_ci90"], f"{key} {wi['name']}: p50_ci90 bar")
+            check(list(by("median")[i].get_xdata()) == [s["p50"]], f"{key} {wi['name']}: median dot")
+        # The 5.6 boot on the reference row (top, y = 2), the 5.7 boot on the 5.7 what-if's (y = 1).
+        want = [(217.242, 2.25), (6.369, 1.25)] if key == "probe_ms" else [(241.205, 2.25), (30.843, 1.25)]
+        got = [(round(l.get_xdata()[0], 6), l.get_ydata()[0]) for l in by("observed")]
+        check(got == want, f"{key}: observed points {got}, wanted {want}")
+    check(len(fig.legends) == 1 and not any(ax.get_legend() for ax in fig.axes), "one figure legend")
+    check(legend_texts(fig) == ["one run: p5-p95", "90% credible interval of the median (p50_ci90)",
+                                "median (p50)", "observed runs (on the row of their host)"], f"legend {legend_texts(fig)}")
+    check_clear(fig)
+
+
 def plotlib_ms(text):
     units = {"us": 1e-3, "ms": 1.0, "s": 1e3}
     m = re.fullmatch(r"([0-9.]+)(us|ms|s)", text)
@@ -230,7 +263,7 @@ def plotlib_ms(text):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("script", choices=["probe", "deltas", "timeline", "sweep"])
+    ap.add_argument("script", choices=["probe", "deltas", "timeline", "sweep", "predict"])
     ap.add_argument("--nvmesim", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--shared", required=True)
@@ -295,6 +328,24 @@ def main():
         assert "--detail-trials" in e.stderr, e.stderr
         e = run([PY, script, w("aws.json"), "--trial", "0", "--variant", "9", "-o", w("x.png")], expect=2)
         assert "no such variant" in e.stderr, e.stderr
+    elif a.script == "predict":
+        # A shipped posterior (tests/data/fit/README.md: a small real fit of both AWS boots), read
+        # by today's predict, and its prediction.
+        shutil.copy(os.path.join(a.source, "tests", "data", "fit", "aws-c5.12xlarge.posterior.json"), w("post.json"))
+        run([a.nvmesim, "predict", w("post.json"), "--kernel", "5.7", "--kernel", "6.6", "--draws", "10", "--trials", "5",
+             "--out", w("pred.json")])
+        for ext in ("png", "svg"):
+            run([PY, script, w("pred.json"), "--posterior", w("post.json"), "-o", w(f"pp.{ext}")])
+            check_image(w(f"pp.{ext}"))
+        run([PY, script, w("pred.json"), "-o", w("p0.png")])
+        check_image(w("p0.png"))
+        e = run([PY, script, bad, "-o", w("x.png")], expect=2)
+        assert "nvmesim.prediction/1" in e.stderr, e.stderr
+        e = run([PY, script, w("pred.json"), "--posterior", w("pred.json"), "-o", w("x.png")], expect=2)
+        assert "nvmesim.posterior/1" in e.stderr, e.stderr
+        run([PY, script, w("pred.json"), "--posterior", w("post.json"), "-o", w("pp2.svg")])
+        assert check_image(w("pp.svg")) == check_image(w("pp2.svg")), "SVG differs between two runs"
+        check_predict(w, script)
     else:
         # A real merged summary: a 2 x 3 sweep of the AWS controller, run and merged by nvmesim.
         with open(w("s.sweep.json"), "w") as f:

@@ -57,6 +57,39 @@ bool match_kind(const KindRegex& kr, const std::string& msg, std::string& ctrl, 
   }
 }
 
+size_t first_line(const LogRun& r) {
+  for (size_t k = 0; k < kBootLines; ++k)
+    if (r.has[k]) return r.line[k];
+  return 0;
+}
+
+// Every interval between consecutive present kinds lies in [1 us, kMaxLogIntervalNs].
+void check_intervals(const LogRun& r, const std::string& source) {
+  int prev = -1;
+  for (size_t k = 0; k < kBootLines; ++k) {
+    if (!r.has[k]) continue;
+    if (prev >= 0) {
+      const size_t p = static_cast<size_t>(prev);
+      const int64_t d = r.ns[k] - r.ns[p];
+      const std::string what = "line " + std::to_string(r.line[k]) + ": the \"" + boot_line_name(static_cast<BootLine>(k)) +
+                               "\" line is ";
+      const std::string ref = " the \"" + std::string(boot_line_name(static_cast<BootLine>(p))) + "\" line " +
+                              std::to_string(r.line[p]);
+      if (d < 0)
+        throw InputError::in_source(source, what + "earlier than" + ref + "; each stage follows the one before it");
+      if (d == 0)
+        throw InputError::in_source(source, what + "at the same time as" + ref +
+                                                " (0 us apart): every stage takes time; the log's times are not the kernel's");
+      if (d > kMaxLogIntervalNs)
+        throw InputError::in_source(source, what + std::to_string(d / 1000000000) + " s after" + ref +
+                                                "; an interval may be at most 300 s (Linux gives up after CAP.TO, at most "
+                                                "127.5 s, per wait; the boot-stage priors end at 10 s): a suspend or a "
+                                                "clock jump in the log?");
+    }
+    prev = static_cast<int>(k);
+  }
+}
+
 }  // namespace
 
 std::vector<LogRun> read_log_runs(const std::string& text, const std::string& source) {
@@ -76,7 +109,23 @@ std::vector<LogRun> read_log_runs(const std::string& text, const std::string& so
   }
   const BootLine start = any_init ? BootLine::init : BootLine::pci;
   std::vector<LogRun> runs;
+  // The time going backwards ends the open run, as in nvmesim dmesg (a log of several boots):
+  // the lines after it count only from the next run start on.
+  bool closed = false;
+  int64_t last_ns = 0;
+  size_t last_line = 0;
   for (const auto& [n, l] : lines) {
+    if (l.timed) {
+      if (last_line && l.ns < last_ns && !runs.empty() && !closed) {
+        if (!runs.back().present(BootLine::queues))
+          throw InputError::in_source(source, "line " + std::to_string(n) + ": the time goes backwards (line " +
+                                                  std::to_string(last_line) + " is later) inside the run of line " +
+                                                  std::to_string(first_line(runs.back())) +
+                                                  ", before its queues line; keep one boot's lines in order");
+        closed = true;
+      }
+      last_ns = l.ns, last_line = n;
+    }
     if (re2::RE2::PartialMatch(re2::StringPiece(l.msg.data(), l.msg.size()), not_ready_regex()))
       throw InputError::in_source(source, "line " + std::to_string(n) + ": \"Device not ready\": failed probes cannot be fitted yet; remove the run from the log");
     for (const auto& kr : kind_table()) {
@@ -87,8 +136,8 @@ std::vector<LogRun> read_log_runs(const std::string& text, const std::string& so
       if (!l.timed)
         throw InputError::in_source(source, "line " + std::to_string(n) + ": a " + boot_line_name(kr.kind) +
                                                 " line without a timestamp (dmesg -t?); use plain dmesg");
-      if (kr.kind == start) runs.emplace_back();
-      if (runs.empty()) break;  // before the first run: ignored
+      if (kr.kind == start) runs.emplace_back(), closed = false;
+      if (runs.empty() || closed) break;  // before the first run, or after its time went backwards: ignored
       LogRun& r = runs.back();
       if (r.has[k])
         throw InputError::in_source(source, "line " + std::to_string(n) + ": a second \"" + boot_line_name(kr.kind) +
@@ -107,6 +156,7 @@ std::vector<LogRun> read_log_runs(const std::string& text, const std::string& so
       break;
     }
   }
+  for (const LogRun& r : runs) check_intervals(r, source);
   if (runs.empty())
     throw InputError::in_source(source, "no driver-init line (initcall nvme_init, nvme_init, or an \"nvmesim: ... start\" "
                                         "marker) and no \"pci function\" line: no interval can start");

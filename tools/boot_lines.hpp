@@ -29,6 +29,11 @@ struct LogRun {
   int64_t at(BootLine k) const { return ns[static_cast<size_t>(k)]; }
 };
 
+/// The longest interval between consecutive line kinds of a run that a log may hold: 300 s (two
+/// readiness waits of CAP.TO at most 127.5 s each, and the admin commands; the boot-stage priors
+/// end at 10 s). A longer one is a clock jump or a suspend, not a probe.
+inline constexpr int64_t kMaxLogIntervalNs = int64_t{300} * 1000000000;
+
 /// Splits the kernel log `text` (any format of tools/dmesg_reader.hpp) into runs and finds the
 /// line kinds of each:
 /// - init: `initcall nvme_init+0x../0x.. [nvme] returned`, a debug print starting `nvme_init`, or
@@ -38,10 +43,13 @@ struct LogRun {
 ///   filesystem` or `XFS (...): Ending clean mount`; vfs: `VFS: Mounted root (...)`;
 ///   run_init: `Run /sbin/init as init process`.
 /// A run starts at an init line; in a log without one, at each pci line. Lines before the first
-/// run start are ignored.
+/// run start are ignored. The time going backwards (any timed line earlier than the one before
+/// it) ends the open run, as in nvmesim dmesg; the lines up to the next run start are ignored.
 /// Throws InputError("SOURCE: line N: ...") for a second line of one kind in a run (naming both
 /// lines and the hint to split the log), a line of a second controller, `Device not ready`
-/// (failed probes are not fitted), a timeless line of a kind, and a log with no run start.
+/// (failed probes are not fitted), a timeless line of a kind, a log with no run start, the time
+/// going backwards inside a run before its queues line, and an interval between consecutive
+/// kinds of a run that is negative, zero, or longer than kMaxLogIntervalNs.
 std::vector<LogRun> read_log_runs(const std::string& text, const std::string& source);
 
 }  // namespace nvmesim
