@@ -130,7 +130,7 @@ const Section<KernelProfile>& overrides_section() {
                    to(&KernelProfile::timer, &TimerRules::fsleep_613)),
        KP::boolean("csts_in_message", computed("the release's"), "`Device not ready; aborting ..., CSTS=0x%x` (5.7+)",
                    to(&KernelProfile::csts_in_message)),
-       KP::boolean("queues_line", computed("the release's"), "the `D/R/P default/read/poll queues` line (5.4+)",
+       KP::boolean("queues_line", computed("the release's"), "the `D/R/P default/read/poll queues` line (5.0+)",
                    to(&KernelProfile::queues_line)),
        KP::choice("shutdown_wait", kShutdownWaitNames, computed("the release's"),
                   "how shutdown waits for SHST = complete", to(&KernelProfile::shutdown_wait)),
@@ -150,7 +150,7 @@ const Section<KernelProfile>& overrides_section() {
                    "the same quirk by Identify model, learnt at Identify (5.19+)",
                    to(&KernelProfile::delay_quirk_model_rule)),
        KP::boolean("flr_retry", computed("the release's"),
-                   "a failed disable wait gets one function-level reset and one retry (6.19)",
+                   "a failed disable wait gets one function-level reset and one retry (6.17+)",
                    to(&KernelProfile::flr_retry))});
   return s;
 }

@@ -136,6 +136,7 @@ TEST_CASE("CC write sequences by release - CC read-back and CAP and CRTO re-read
     "variants": [{"name": "5.18", "patch": {"host": {"kernel": "5.18"}}},
                  {"name": "6.1", "patch": {"host": {"kernel": "6.1"}}},
                  {"name": "6.6", "patch": {"host": {"kernel": "6.6"}}},
+                 {"name": "6.11", "patch": {"host": {"kernel": "6.11"}}},
                  {"name": "6.12", "patch": {"host": {"kernel": "6.12"}}},
                  {"name": "6.19", "patch": {"host": {"kernel": "6.19"}}}]})",
                              "behaviour_cc_sequence.json");
@@ -150,22 +151,28 @@ TEST_CASE("CC write sequences by release - CC read-back and CAP and CRTO re-read
     CHECK(accesses(variant(j, v)["trials"][0], regs) == want);
   };
   expect("5.18", {"W CC=0x460001"});                                                // one write
-  expect("6.1", {"W CC=0x1460000", "R CC", "R CRTO", "W CC=0x1460001"});            // CRIME: CRIMS
+  // Section 6: 5.19-6.5 read CRTO before the first CC write; CRIME with CRWMS and CRIMS.
+  expect("6.1", {"R CRTO", "W CC=0x1460000", "R CC", "W CC=0x1460001"});
   expect("6.6", {"W CC=0x1460000", "R CC", "R CAP", "R CAP+4", "R CRTO", "W CC=0x1460001"});  // CRWMS and CRIMS
-  expect("6.12", {"W CC=0x460000", "R CC", "R CAP", "R CAP+4", "R CRTO", "W CC=0x460001"});   // CRIME never
-  expect("6.19", {"W CC=0x460000", "R CAP", "R CAP+4", "R CRTO", "W CC=0x460001"});  // no read-back
+  expect("6.11", {"W CC=0x1460000", "R CC", "R CAP", "R CAP+4", "R CRTO", "W CC=0x1460001"});
+  // Section 6: the CC read-back goes in 6.12 (not 6.19); CRIME never set from 6.12.
+  expect("6.12", {"W CC=0x460000", "R CAP", "R CAP+4", "R CRTO", "W CC=0x460001"});
+  expect("6.19", {"W CC=0x460000", "R CAP", "R CAP+4", "R CRTO", "W CC=0x460001"});
   for (const auto& v : j["variants"]) CHECK(v["trials"][0]["status"] == "ok");
 }
 
 TEST_CASE("CRIME rules by release - and the device masks CRIME without CAP.CRIMS", "[behaviour][systemc]") {
-  // CAP.CRMS = CRIMS only (no CRWMS): 6.1 sets CRIME (rule "if CAP.CRIMS"), 6.6 does not (needs
-  // both). A device without CRIMS reads CRIME back as 0 even when a host writes it.
+  // CAP.CRMS = CRIMS only (no CRWMS): neither 6.1 nor 6.6 sets CRIME (section 6: from 5.19 the
+  // CRIME line sits inside the CRWMS test, so both bits are needed); the override "if_crims" does.
+  // A device without CRIMS reads CRIME back as 0 even when a host writes it.
   const json j = run_to_json(R"({"schema": "nvmesim.scenario/1", "trials": 1,
     "host": {"kernel": "6.1", "hz": 250, "wakeup_latency": "0ns", "init_to_probe": "1ms"},
     "controllers": [{"cap": {"to": 30, "crms": {"crims": true}}, "handoff": "disabled", "enable_latency": "1ms"}],
     "variants": [{"name": "6.1", "patch": {}},
                  {"name": "6.6", "patch": {"host": {"kernel": "6.6"}}},
-                 {"name": "6.1 no CRIMS", "patch": {"controllers": [{"cap": {"to": 30}, "handoff": "disabled",
+                 {"name": "6.1 if_crims", "patch": {"host": {"overrides": {"crime": "if_crims"}}}},
+                 {"name": "6.1 no CRIMS", "patch": {"host": {"overrides": {"crime": "if_crims"}},
+                                                    "controllers": [{"cap": {"to": 30}, "handoff": "disabled",
                                                                      "enable_latency": "1ms"}]}}]})",
                              "behaviour_crime.json");
   auto cc_writes = [](const json& t) {
@@ -174,8 +181,9 @@ TEST_CASE("CRIME rules by release - and the device masks CRIME without CAP.CRIMS
       if (e["kind"] == "mmio_write" && e["reg"] == "CC") w.push_back(e["value"]);
     return w;
   };
-  CHECK(cc_writes(variant(j, "6.1")["trials"][0]) == std::vector<std::string>{"0x0", "0x1460000", "0x1460001"});
+  CHECK(cc_writes(variant(j, "6.1")["trials"][0]) == std::vector<std::string>{"0x0", "0x460000", "0x460001"});
   CHECK(cc_writes(variant(j, "6.6")["trials"][0]) == std::vector<std::string>{"0x0", "0x460000", "0x460001"});
+  CHECK(cc_writes(variant(j, "6.1 if_crims")["trials"][0]) == std::vector<std::string>{"0x0", "0x1460000", "0x1460001"});
   CHECK(cc_writes(variant(j, "6.1 no CRIMS")["trials"][0]) == std::vector<std::string>{"0x0", "0x460000", "0x460001"});
 }
 
@@ -311,16 +319,17 @@ TEST_CASE("all ones during the disable wait: -ENODEV at once", "[behaviour][syst
   }
 }
 
-TEST_CASE("6.19: a stuck disable gets one FLR and a retry - 6.18 gives up at CAP.TO", "[behaviour][systemc]") {
+TEST_CASE("6.17: a stuck disable gets one FLR and a retry - 6.16 gives up at CAP.TO", "[behaviour][systemc]") {
+  // Section 6: FLR and one retry from 6.17 (not 6.19).
   const json j = run_file("stuck-disable-flr.json", "behaviour_flr.json", 5);
-  for (const auto& t : variant(j, "6.18")["trials"]) {
+  for (const auto& t : variant(j, "6.16")["trials"]) {
     // CAP.TO=4: ((4+1)/2)*HZ = 2 s; the wait fails after more than 2 s and within a tick and a sleep.
     CHECK(t["status"] == "enodev");
     CHECK(phase_ms(t, "disable") > 2000.0);
     CHECK(phase_ms(t, "disable") <= 2000.0 + 4.0 + 2.0 + 0.01);
     CHECK(count_lines(t, "Device not ready; aborting reset, CSTS=0x1") == 1);
   }
-  for (const auto& t : variant(j, "6.19")["trials"]) {
+  for (const auto& t : variant(j, "6.17")["trials"]) {
     // The same failed wait, then FLR, msleep(100) (HZ=250 from 6.12: (100, 104] ms), the function
     // answers at once, and the retry finds RDY=0 at its first read (the FLR reset the controller).
     CHECK(t["status"] == "ok");
@@ -330,6 +339,7 @@ TEST_CASE("6.19: a stuck disable gets one FLR and a retry - 6.18 gives up at CAP
     bool flr = false;
     for (const auto& e : t["events"]) flr |= e.value("reg", "") == "PCI_EXP_DEVCTL";
     CHECK(flr);
+    CHECK(count_lines(t, "nvme nvme0: controller reset completed after pcie flr") == 1);
   }
 }
 
@@ -542,13 +552,35 @@ TEST_CASE("vm-emulated link: a CSTS read takes 5-6 us - bare metal about 1 us", 
     }
 }
 
-TEST_CASE("4.19 prints no queues line - the probe still ends at queue creation", "[behaviour][systemc]") {
+TEST_CASE("4.20 prints no queues line - 5.0 does - the probe still ends at queue creation", "[behaviour][systemc]") {
+  // Section 6: the queues line exists from 5.0 (not 5.4); 4.20 and 5.0 behave alike otherwise.
   const json j = run_to_json(R"({"schema": "nvmesim.scenario/1", "trials": 1,
-    "host": {"kernel": "4.19", "hz": 250, "wakeup_latency": "0ns", "init_to_probe": "1ms"},
+    "host": {"kernel": "4.20", "hz": 250, "wakeup_latency": "0ns", "init_to_probe": "1ms"},
     "controllers": [{"handoff": "disabled", "enable_latency": "0ns"}],
-    "variants": [{"name": "4.19", "patch": {}}, {"name": "5.4", "patch": {"host": {"kernel": "5.4"}}}]})",
+    "variants": [{"name": "4.20", "patch": {}}, {"name": "5.0", "patch": {"host": {"kernel": "5.0"}}}]})",
                              "behaviour_419.json");
-  CHECK(count_lines(variant(j, "4.19")["trials"][0], "default/read/poll queues") == 0);
-  CHECK(count_lines(variant(j, "5.4")["trials"][0], "default/read/poll queues") == 1);
-  CHECK(variant(j, "4.19")["trials"][0]["probe_ns"] == variant(j, "5.4")["trials"][0]["probe_ns"]);
+  CHECK(count_lines(variant(j, "4.20")["trials"][0], "default/read/poll queues") == 0);
+  CHECK(count_lines(variant(j, "5.0")["trials"][0], "nvme nvme0: 2/0/0 default/read/poll queues") == 1);
+  CHECK(variant(j, "4.20")["trials"][0]["probe_ns"] == variant(j, "5.0")["trials"][0]["probe_ns"]);
+}
+
+TEST_CASE("shutdown deletes the I/O queues pipelined - all Delete SQ then all Delete CQ", "[behaviour][systemc]") {
+  // Section 6. Four queues (cpus 4, io_queues 4). The probe rings the SQ doorbell 10 times, each
+  // command answered before the next (Identify, Set Features, 4 x Create CQ and SQ): tails 1..10
+  // and heads 1..10. The shutdown then submits the four Delete SQ at once (tails 11..14 =
+  // 0xb..0xe) before taking their completions (heads 0xb..0xe), then the four Delete CQ
+  // (0xf..0x12). One at a time, SQ and CQ doorbells would alternate.
+  const json j = run_to_json(R"({"schema": "nvmesim.scenario/1", "trials": 1, "workload": "shutdown",
+    "host": {"kernel": "6.6", "hz": 250, "wakeup_latency": "0ns", "init_to_probe": "1ms", "cpus": 4},
+    "controllers": [{"handoff": "disabled", "shutdown_latency": "5ms", "io_queues": 4}]})",
+                             "behaviour_delete_pipelined.json");
+  const json& t = j["variants"][0]["trials"][0];
+  CHECK(t["status"] == "ok");
+  const auto db = accesses(t, {"SQ0TDBL", "CQ0HDBL"});
+  REQUIRE(db.size() == 20 + 16);
+  const std::vector<std::string> teardown(db.begin() + 20, db.end());
+  CHECK(teardown == std::vector<std::string>{"W SQ0TDBL=0xb", "W SQ0TDBL=0xc", "W SQ0TDBL=0xd", "W SQ0TDBL=0xe",
+                                             "W CQ0HDBL=0xb", "W CQ0HDBL=0xc", "W CQ0HDBL=0xd", "W CQ0HDBL=0xe",
+                                             "W SQ0TDBL=0xf", "W SQ0TDBL=0x10", "W SQ0TDBL=0x11", "W SQ0TDBL=0x12",
+                                             "W CQ0HDBL=0xf", "W CQ0HDBL=0x10", "W CQ0HDBL=0x11", "W CQ0HDBL=0x12"});
 }

@@ -53,16 +53,19 @@ const Expect kRows[] = {
     {"4.10", "4.12", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 2, false, false, 2000, true},
     {"4.13", "4.13", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 4, false, false, 2000, true},
     {"4.14", "4.18", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 5, false, false, 2300, true},
-    {"4.19", "5.3", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 6, false, false},
-    {"5.4", "5.6", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, true, W::msleep_loop, 6, false, false},
+    {"4.19", "4.20", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 6, false, false},
+    // Section 6: the queues line from 5.0 (not 5.4).
+    {"5.0", "5.6", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, true, W::msleep_loop, 6, false, false},
     {"5.7", "5.17", kUr, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, true, true, W::msleep_loop, 6, false, false},
     {"5.18", "5.18", kUr, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, true, true, W::msleep_loop, 7, false, false},
-    {"5.19", "6.1", kUr, D::half_jiffies, T::crto_instead, C::if_crims, S::en0_readback, false, true, false, true, true, W::msleep_loop, 6, true, false},
-    {"6.2", "6.5", kUr, D::whole_seconds, T::crto_instead, C::if_crims, S::en0_readback, false, true, false, true, true, W::wait_ready, 6, true, false},
+    // Section 6: CRIME only with CRWMS and CRIMS from 5.19 (not CRIMS alone).
+    {"5.19", "6.1", kUr, D::half_jiffies, T::crto_instead, C::if_crwms_and_crims, S::en0_readback, false, true, false, true, true, W::msleep_loop, 6, true, false},
+    {"6.2", "6.5", kUr, D::whole_seconds, T::crto_instead, C::if_crwms_and_crims, S::en0_readback, false, true, false, true, true, W::wait_ready, 6, true, false},
     {"6.6", "6.11", kUr, D::whole_seconds, T::crto_max, C::if_crwms_and_crims, S::en0_readback_cap, true, true, false, true, true, W::wait_ready, 6, true, false},
-    {"6.12", "6.12", kUr, D::whole_seconds, T::crto_max, C::never, S::en0_readback_cap, true, false, false, true, true, W::wait_ready, 6, true, false},
-    {"6.13", "6.18", kUr, D::whole_seconds, T::crto_max, C::never, S::en0_readback_cap, true, false, true, true, true, W::wait_ready, 6, true, false},
-    {"6.19", "6.19", kUr, D::whole_seconds, T::crto_max, C::never, S::en0_cap, true, false, true, true, true, W::wait_ready, 6, true, true},
+    // Section 6: the CC read-back goes in 6.12 (not 6.19); FLR and one retry from 6.17 (not 6.19).
+    {"6.12", "6.12", kUr, D::whole_seconds, T::crto_max, C::never, S::en0_cap, true, false, false, true, true, W::wait_ready, 6, true, false},
+    {"6.13", "6.16", kUr, D::whole_seconds, T::crto_max, C::never, S::en0_cap, true, false, true, true, true, W::wait_ready, 6, true, false},
+    {"6.17", "6.19", kUr, D::whole_seconds, T::crto_max, C::never, S::en0_cap, true, false, true, true, true, W::wait_ready, 6, true, true},
 };
 
 void check_row(const KernelProfile& p, const Expect& e) {
@@ -120,8 +123,12 @@ TEST_CASE("every release selects its row - first - last and patch levels", "[pro
   CHECK(prof("5.4.280").poll == kMs100);
   CHECK(prof("6.1").deadline == DeadlineForm::half_jiffies);   // "up to 6.1"
   CHECK(prof("6.2").deadline == DeadlineForm::whole_seconds);  // "from 6.2"
-  CHECK(prof("4.19").queues_line == false);                    // "4.19 does not print the queues line"
-  CHECK(prof("5.4").queues_line == true);
+  CHECK(prof("4.20").queues_line == false);                    // section 6: the queues line from 5.0
+  CHECK(prof("5.0").queues_line == true);
+  CHECK(prof("6.16").flr_retry == false);                       // section 6: FLR from 6.17
+  CHECK(prof("6.17").flr_retry == true);
+  CHECK(prof("6.11").cc_sequence == CcSequence::en0_readback_cap);  // section 6: no CC read-back from 6.12
+  CHECK(prof("6.12").cc_sequence == CcSequence::en0_cap);
 }
 
 TEST_CASE("unsupported releases are errors that name the supported range", "[profiles]") {
@@ -179,6 +186,7 @@ TEST_CASE("nvmesim profiles lists every release - text and JSON", "[profiles][cl
   CHECK(j["rows"].back()["delay_quirk_ms"] == 2300);
   CHECK(j["rows"].back()["delay_quirk_first_probe"] == true);
   CHECK_THAT(text, Catch::Contains("\n4.8     4.8-4.9 "));
+  CHECK_THAT(text, Catch::Contains("\n6.17    6.17-6.19 "));  // FLR from 6.17 (section 6)
   CHECK_THAT(text, Catch::Contains("2000ms 2 ids, not at first probe"));
 }
 

@@ -62,7 +62,7 @@ const std::vector<KernelProfile>& kernel_profiles() {
     std::vector<KernelProfile> t;
     KernelProfile p;
     // 4.8 - 4.9: msleep(100) polls, half-jiffies deadline from CAP.TO, one CC write, the shutdown's
-    // own msleep(100) loop; no queues line (4.19 does not print it). The delay quirk (section 6):
+    // own msleep(100) loop; no queues line (it starts at 5.0, section 6). The delay quirk (section 6):
     // msleep(2000), two ids, and only on disables after the I/O tag set exists (not the first probe).
     p.first = "4.8";
     p.last = "4.9";
@@ -87,14 +87,14 @@ const std::vector<KernelProfile>& kernel_profiles() {
     p.delay_quirk_ids = {"1c58:0003", "1c58:0023", "1c5f:0540", "144d:a821", "144d:a822"};
     p.delay_quirk_ms = 2300;
     t.push_back(p);
-    // 4.19 - 5.3: 1bb1:0100 (it appears between 4.15 and 4.19; the table puts it at 4.19, the first
+    // 4.19 - 4.20: 1bb1:0100 (it appears between 4.15 and 4.19; the table puts it at 4.19, the first
     // release the reference names with it): section 2's six ids.
     p.first = "4.19";
-    p.last = "5.3";
+    p.last = "4.20";
     p.delay_quirk_ids = base_delay_quirk_ids();
     t.push_back(p);
-    // 5.4 - 5.6: the "%d/%d/%d default/read/poll queues" line.
-    p.first = "5.4";
+    // 5.0 - 5.6: the "%d/%d/%d default/read/poll queues" line (section 6: from 5.0, not 5.4).
+    p.first = "5.0";
     p.last = "5.6";
     p.queues_line = true;
     t.push_back(p);
@@ -109,15 +109,16 @@ const std::vector<KernelProfile>& kernel_profiles() {
     p.last = "5.18";
     p.delay_quirk_ids.push_back("144d:a808");
     t.push_back(p);
-    // 5.19 - 6.1: NVMe 2.0 ready modes: CRTO instead of CAP.TO when CAP.CRWMS, CC.CRIME when
-    // CAP.CRIMS, CC written with EN=0 and read back before EN=1; the X5 quirk moves to a model
-    // match applied after Identify.
+    // 5.19 - 6.1: NVMe 2.0 ready modes: CRTO (read before the first CC write) instead of CAP.TO when
+    // CAP.CRWMS; CC.CRIME only when CAP.CRWMS and CAP.CRIMS are both set (the CRIME line sits
+    // inside the CRWMS test, section 6); CC written with EN=0 and read back before EN=1; the X5
+    // quirk moves to a model match applied after Identify.
     p.first = "5.19";
     p.last = "6.1";
     p.delay_quirk_ids = base_delay_quirk_ids();
     p.delay_quirk_model_rule = true;
     p.enable_timeout = EnableTimeout::crto_instead;
-    p.crime = CrimeRule::if_crims;
+    p.crime = CrimeRule::if_crwms_and_crims;
     p.cc_sequence = CcSequence::en0_readback;
     t.push_back(p);
     // 6.2 - 6.5: whole-second deadlines; the shutdown uses nvme_wait_ready (usleep_range).
@@ -127,30 +128,31 @@ const std::vector<KernelProfile>& kernel_profiles() {
     p.shutdown_wait = ShutdownWait::wait_ready;
     p.shutdown_poll = SleepPolicy::usleep_range(1000, 2000);
     t.push_back(p);
-    // 6.6 - 6.11: max(CAP.TO, CRTO) with the "bad crto" warning once; CRIME only with CRWMS and
-    // CRIMS; CAP re-read after the first CC write.
+    // 6.6 - 6.11: max(CAP.TO, CRTO) with the "bad crto" warning once; CAP re-read after the first
+    // CC write, CRTO read after it.
     p.first = "6.6";
     p.last = "6.11";
     p.enable_timeout = EnableTimeout::crto_max;
-    p.crime = CrimeRule::if_crwms_and_crims;
     p.cc_sequence = CcSequence::en0_readback_cap;
     p.crto_warning = true;
     t.push_back(p);
-    // 6.12: CRIME never set; msleep loses its extra jiffy.
+    // 6.12: CRIME never set; no CC read-back in the enable (section 6: removed in 6.12, not 6.19);
+    // msleep loses its extra jiffy.
     p.first = "6.12";
     p.last = "6.12";
+    p.cc_sequence = CcSequence::en0_cap;
     p.crime = CrimeRule::never;
     p.timer.msleep_extra_jiffy = false;
     t.push_back(p);
-    // 6.13 - 6.18: fsleep's 6.13 rule (the waits do not use fsleep; an override may).
+    // 6.13 - 6.16: fsleep's 6.13 rule (the waits do not use fsleep; an override may).
     p.first = "6.13";
-    p.last = "6.18";
+    p.last = "6.16";
     p.timer.fsleep_613 = true;
     t.push_back(p);
-    // 6.19: no CC read-back; a failed disable wait at probe gets one FLR and one retry.
-    p.first = "6.19";
+    // 6.17 - 6.19: a failed disable wait at probe gets one FLR and one retry (section 6: mainline
+    // from 6.17, not 6.19; 6.12.y and 6.6.y stable got it in August 2025: an override).
+    p.first = "6.17";
     p.last = "6.19";
-    p.cc_sequence = CcSequence::en0_cap;
     p.flr_retry = true;
     t.push_back(p);
     return t;

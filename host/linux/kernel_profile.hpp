@@ -42,23 +42,23 @@ enum class DeadlineForm {
 /// Where the enable wait's timeout comes from (all in 500 ms units).
 enum class EnableTimeout {
   cap_to,        ///< CAP.TO (4.8 - 5.18)
-  crto_instead,  ///< CAP.CRWMS set: CRTO.CRIMT if CC.CRIME (read back) else CRTO.CRWMT, instead of CAP.TO (5.19 - 6.5)
+  crto_instead,  ///< CAP.CRWMS set: CRTO.CRIMT if CC.CRIME (read back; mainline sets it only with CAP.CRIMS) else CRTO.CRWMT, instead of CAP.TO (5.19 - 6.5)
   crto_max,      ///< CAP.CRWMS set: max(CAP.TO, the CRTO field chosen as above) (6.6+)
 };
 
 /// When the driver sets CC.CRIME (ready independent of media) before enabling.
 enum class CrimeRule {
   never,              ///< never (before 5.19: no NVMe 2.0 ready modes; 6.12+: removed)
-  if_crims,           ///< when CAP.CRIMS is set (5.19 - 6.5)
-  if_crwms_and_crims, ///< when CAP.CRWMS and CAP.CRIMS are both set (6.6 - 6.11)
+  if_crims,           ///< when CAP.CRIMS is set, whatever CAP.CRWMS (no mainline release: an override)
+  if_crwms_and_crims, ///< when CAP.CRWMS and CAP.CRIMS are both set (5.19 - 6.11; linux-readiness.md section 6)
 };
 
 /// The register accesses that enable the controller (after AQA/ASQ/ACQ).
 enum class CcSequence {
   single_write,       ///< CC = config | EN (4.8 - 5.18)
-  en0_readback,       ///< CC = config (EN=0), read CC, [read CRTO], CC |= EN (5.19 - 6.5)
-  en0_readback_cap,   ///< CC = config (EN=0), read CC, read CAP, [read CRTO], CC |= EN (6.6 - 6.18)
-  en0_cap,            ///< CC = config (EN=0), read CAP, [read CRTO], CC |= EN; no CC read-back (6.19)
+  en0_readback,       ///< [read CRTO] before the first write, CC = config (EN=0), read CC, CC |= EN (5.19 - 6.5; section 6)
+  en0_readback_cap,   ///< CC = config (EN=0), read CC, read CAP, [read CRTO], CC |= EN (6.6 - 6.11)
+  en0_cap,            ///< CC = config (EN=0), read CAP, [read CRTO], CC |= EN; no CC read-back (6.12+; section 6)
 };
 
 /// How the shutdown waits for CSTS.SHST = complete.
@@ -116,7 +116,7 @@ struct KernelProfile {
   /// model reads them from here (their only home); host.overrides spells them as plain keys.
   TimerRules timer;
   bool csts_in_message = false;      ///< "Device not ready; aborting ..., CSTS=0x%x" (5.7+)
-  bool queues_line = true;           ///< prints "D/R/P default/read/poll queues" (5.4+)
+  bool queues_line = true;           ///< prints "D/R/P default/read/poll queues" (5.0+; section 6)
   ShutdownWait shutdown_wait = ShutdownWait::msleep_loop;
   /// PCI ids ("vvvv:dddd", lower case) with NVME_QUIRK_DELAY_BEFORE_CHK_RDY: msleep(delay_quirk_ms)
   /// after the disable CC write, before the RDY=0 wait; never on enable or shutdown (before 6.2 the
@@ -134,7 +134,9 @@ struct KernelProfile {
   /// The same quirk by Identify Controller model ("Samsung Portable SSD X5", vendor 144d), applied
   /// after Identify: later resets, not the first disable at probe (5.19+).
   bool delay_quirk_model_rule = false;
-  /// A failed disable wait at probe triggers one PCIe function-level reset and one retry (6.19).
+  /// A failed disable wait at probe triggers one PCIe function-level reset and one retry (mainline
+  /// 6.17+; 6.12.y and 6.6.y stable from August 2025: an override). Without the FLR capability, or
+  /// when the function does not come back, the probe fails with the wait's error (section 6).
   bool flr_retry = false;
 };
 

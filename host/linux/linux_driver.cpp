@@ -123,10 +123,11 @@ bool linux_driver::disable_at_probe(const PhaseNames& names) {
   const size_t ph = host().open_phase(*names.disable);
   host().set_state(HostState::disable_wait);
   int rc = disable(ph);
-  if (rc != 0 && host().params().profile.flr_retry) {
-    // 6.19: the controller reset did not complete; a function-level reset, then one more try.
-    rc = function_level_reset();
-    if (rc == 0) rc = disable(ph);
+  if (rc != 0 && host().params().profile.flr_retry && function_level_reset() == 0) {
+    // 6.17+: the controller reset did not complete; after a function-level reset, one more try.
+    // Without the FLR capability, or when the function does not come back, the wait's error stands.
+    rc = disable(ph);
+    if (rc == 0 && host().detailed()) message("controller reset completed after pcie flr");
   }
   host().close_phase(ph);
   if (rc != 0) fail_wait(rc);
@@ -161,7 +162,15 @@ bool linux_driver::enable(const PhaseNames& names) {
     fail(ProbeStatus::enodev, ENODEV);
     return false;
   }
-  const uint64_t timeout = enable_timeout(write_enable_sequence(enable_config(mps)));
+  // 5.19 - 6.5 (en0_readback) read CRTO before the first CC write (section 6); the later sequences
+  // after their CAP re-read. With the mainline CRIME rule CC.CRIME reads back as written (it is
+  // only set with CAP.CRIMS), so CRIMT/CRWMT follows CAP.CRIMS either way.
+  const regs::Cc cc = enable_config(mps);
+  const bool crto_first = host().params().profile.cc_sequence == CcSequence::en0_readback;
+  crime_set_ = cc.crime;
+  uint64_t timeout = crto_first ? enable_timeout(cap_.to) : 0;
+  const uint64_t cap_to = write_enable_sequence(cc);
+  if (!crto_first) timeout = enable_timeout(cap_to);
   ctrl_config_ |= 1u;  // EN
   host().write32(regs::kCc, ctrl_config_, "CC");
   const int rc = wait_ready(timeout, false, regs::Csts::kRdy, regs::Csts::kRdy, "initialisation", ph);

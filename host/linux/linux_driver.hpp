@@ -64,7 +64,8 @@ class linux_driver final : public HostDriver {
   void reset();
   // nvme_disable_ctrl(shutdown=false): CC.EN=0, the quirk delay, wait RDY=0. Returns 0 or -errno.
   int disable(size_t phase);
-  // The 6.19 function-level reset: FLR, 100 ms, wait until the function answers. 0 or -errno.
+  // The 6.17+ function-level reset: -ENOTTY without the FLR capability; else FLR, 100 ms, wait
+  // until the function answers. 0 or -errno.
   int function_level_reset();
   // nvme_wait_ready (linux-readiness.md section 1). The deadline is jiffies + timeout: `seconds`
   // gives timeout * HZ, else the release's form of TO in 500 ms units. Returns 0 or -ENODEV.
@@ -72,7 +73,8 @@ class linux_driver final : public HostDriver {
   // The pre-6.2 shutdown loop: the same loop with msleep, no all-ones test, its own message.
   int wait_shutdown_msleep_loop(uint64_t timeout_s, size_t phase);
   bool delay_quirk() const;
-  // Deletes the I/O queues created by the last probe (nvme_dev_disable). False on an admin timeout.
+  // Deletes the I/O queues created by the last probe (nvme_dev_disable), pipelined. False on an
+  // admin timeout.
   bool delete_io_queues();
   void check_namespace(const PhaseNames& names);
   // One synchronous admin command with the 60 s admin timeout; on a timeout the kernel reports

@@ -1,8 +1,10 @@
 // The Linux driver's sequences besides the probe: its waits (as WaitSpecs of the one readiness
-// loop), disable, the 6.19 function-level reset, shutdown, `nvme reset`, admin commands and the
+// loop), disable, the 6.17+ function-level reset, shutdown, `nvme reset`, admin commands and the
 // namespace readiness scan.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <deque>
 
 #include "host/linux/kernel_profile.hpp"
 #include "host/linux/linux_driver.hpp"
@@ -87,9 +89,9 @@ bool linux_driver::delay_quirk() const {
 }
 
 int linux_driver::disable(size_t phase) {
-  // nvme_disable_ctrl(shutdown=false): clear SHN and EN, write CC, the quirk's msleep (2000 or 2300 ms),
+  // nvme_disable_ctrl(shutdown=false): clear CC.SHN (both bits) and EN, write CC, the quirk's msleep (2000 or 2300 ms),
   // then wait for RDY=0 bounded by CAP.TO.
-  ctrl_config_ &= ~(regs::Cc{false, 0, 0, 0, regs::Shn::abrupt, 0, 0, false}.encode() | 1u);
+  ctrl_config_ &= ~regs::Cc::mask().shn().en().value();  // both SHN bits (15:14) and EN (section 6)
   host().write32(regs::kCc, ctrl_config_, "CC");
   if (delay_quirk()) host().sleep(SleepPolicy::msleep(host().params().profile.delay_quirk_ms));
   return wait_ready(cap_.to, false, regs::Csts::kRdy, 0, "reset", phase);
@@ -144,11 +146,26 @@ bool linux_driver::admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_
 }
 
 bool linux_driver::delete_io_queues() {
-  // nvme_dev_disable on a live controller: Delete I/O SQ, then Delete I/O CQ, for every queue.
-  for (uint32_t qid = granted_queues_; qid >= 1; --qid)
-    if (!admin(regs::opcode::kDeleteIoSq, qid, 0, 0)) return false;
-  for (uint32_t qid = granted_queues_; qid >= 1; --qid)
-    if (!admin(regs::opcode::kDeleteIoCq, qid, 0, 0)) return false;
+  // nvme_disable_io_queues on a live controller, pipelined (section 6): every Delete I/O SQ for
+  // queues N..1 in flight at once (as many as the admin queue holds, each completion letting the
+  // next one in), awaited against one 60 s admin timeout; then every Delete I/O CQ the same way.
+  // The device completes admin commands in order.
+  const size_t window = hostmem::kAdminQueueDepth - 1 - (host().async_cid() != 0xFFFF ? 1 : 0);
+  for (const uint8_t opcode : {regs::opcode::kDeleteIoSq, regs::opcode::kDeleteIoCq}) {
+    const int64_t deadline_ps = host().now_rel() + kLinuxAdminTimeoutPs;
+    std::deque<uint16_t> in_flight;
+    uint32_t qid = granted_queues_;
+    while (qid >= 1 || !in_flight.empty()) {
+      for (; qid >= 1 && in_flight.size() < window; --qid) in_flight.push_back(host().submit(opcode, qid, 0, 0));
+      const uint16_t cid = in_flight.front();
+      if (!host().wait_completion(cid, CompletionWait::msix, std::max<int64_t>(0, deadline_ps - host().now_rel()))) {
+        message("I/O " + std::to_string(cid) + " QID 0 timeout, disable controller");
+        fail(ProbeStatus::eintr, EINTR);
+        return false;
+      }
+      in_flight.pop_front();
+    }
+  }
   granted_queues_ = 0;
   return true;
 }
