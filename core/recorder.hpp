@@ -104,7 +104,8 @@ class Recorder {
     return phases_.size() - 1;
   }
   Phase& phase(size_t index) { return phases_[index]; }
-  /// Sorts events into time order (stable: same-time events keep the order they were recorded).
+  /// Sorts events by (time, controller) (stable: same-time events of one controller keep the
+  /// order they were recorded in).
   void finish_trial();
   const std::vector<Event>& events() const { return events_; }
   const std::vector<Phase>& phases() const { return phases_; }

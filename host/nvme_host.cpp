@@ -25,6 +25,8 @@ nvme_host::nvme_host(sc_core::sc_module_name name, int index)
       dev_("nvme" + std::to_string(index)),
       h_wakeup_(fnv1a64("host/wakeup/" + dev_)),
       h_irq_(fnv1a64("host/background_irq/" + dev_)) {
+  irq_or_timeout_ = memory.irq | timeout_ev_;
+  cq_or_timeout_ = memory.cq_write | timeout_ev_;
   SC_THREAD(run);
 }
 
@@ -252,6 +254,15 @@ uint16_t nvme_host::submit(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint6
   return cid;
 }
 
+void nvme_host::arm_timeout(int64_t at_ps) {
+  const int64_t now = now_ps();
+  // A notification pending at or before at_ps stays: SystemC would ignore a later notify() anyway,
+  // and it wakes the wait early, which then re-arms. An earlier notify() replaces a later one.
+  if (timeout_at_ps_ > now && timeout_at_ps_ <= at_ps) return;
+  timeout_ev_.notify(ps_time(at_ps - now));
+  timeout_at_ps_ = at_ps;
+}
+
 std::optional<uint32_t> nvme_host::wait_completion(uint16_t cid, CompletionWait how, int64_t timeout_ps) {
   // Consume CQEs in order until the one for `cid`. A device that drops the doorbell (not ready,
   // gone) never completes: the timeout ends the wait.
@@ -262,8 +273,14 @@ std::optional<uint32_t> nvme_host::wait_completion(uint16_t cid, CompletionWait 
     uint8_t* cqe = memory.at(hostmem::kAdminCq + uint64_t{cq_head_} * regs::kCqeBytes);
     // Wait for a CQE with the expected phase tag; an interrupt may come before we wait for it.
     while (((le32(cqe + 12) >> 16) & 1u) != (cq_phase_ ? 1u : 0u)) {
-      if (now_ps() >= deadline_ps) return std::nullopt;
-      sc_core::wait(ps_time(deadline_ps - now_ps()), wake);
+      const int64_t now = now_ps();
+      if (now >= deadline_ps) return std::nullopt;
+      arm_timeout(deadline_ps);
+      sc_core::wait(how == CompletionWait::msix ? irq_or_timeout_ : cq_or_timeout_);
+      if (timeout_ev_.triggered()) timeout_at_ps_ = -1;  // fired: nothing pending any more
+      // A stale arming (an earlier command's deadline) fired, and nothing else: not a wake-up the
+      // driver sees; wait on.
+      if (timeout_ev_.triggered() && !wake.triggered() && now_ps() < deadline_ps) continue;
       check_limits();
     }
     if (how == CompletionWait::msix && detailed()) {

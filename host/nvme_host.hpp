@@ -122,6 +122,9 @@ class nvme_host : public sc_core::sc_module {
   // Sends trans_ (prepared by prepare()) to BAR0, waits for its delay and records the access.
   void transport_and_record(int64_t start_ps, const char* reg, uint32_t value, const char* detail);
   void prepare(tlm::tlm_command cmd, uint64_t address, uint8_t* data, uint32_t len);
+  // Makes timeout_ev_ fire at absolute time at_ps or earlier (never adds a timed-queue entry
+  // while a notification at or before at_ps is pending).
+  void arm_timeout(int64_t at_ps);
 
   const int index_;
   const std::string dev_;  // "nvme0"
@@ -134,6 +137,14 @@ class nvme_host : public sc_core::sc_module {
   HostAction action_ = HostAction::probe;
   DriverOutcome outcome_;
   sc_core::sc_event start_ev_, done_ev_;
+  // The admin-command timeout: one event per host, re-armed per command. A timed notification
+  // that is cancelled (or superseded) stays in SystemC's timed queue until its time; one per
+  // command (60 s) would keep tens of thousands of dead entries in the heap. An earlier pending
+  // notification wins over a later notify(), so arming never adds an entry while one is pending;
+  // a wake-up from a stale (earlier) arming is recognised and the wait goes on.
+  sc_core::sc_event timeout_ev_;
+  int64_t timeout_at_ps_ = -1;  // absolute time of timeout_ev_'s pending notification, -1 none
+  sc_core::sc_event_or_list irq_or_timeout_, cq_or_timeout_;
   HostState awake_state_ = HostState::idle;
   uint32_t depth_ = hostmem::kAdminQueueDepth;
   uint16_t sq_tail_ = 0, cq_head_ = 0, next_cid_ = 0;
