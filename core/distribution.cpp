@@ -63,6 +63,7 @@ Distribution Distribution::fixed(int64_t value_ps) {
   Distribution d;
   d.kind_ = Kind::fixed;
   d.a_ = static_cast<double>(value_ps);
+  d.settle();
   return d;
 }
 
@@ -73,6 +74,7 @@ Distribution Distribution::uniform(int64_t min_ps, int64_t max_ps) {
   d.kind_ = Kind::uniform;
   d.a_ = static_cast<double>(min_ps);
   d.b_ = static_cast<double>(max_ps);
+  d.settle();
   return d;
 }
 
@@ -96,6 +98,7 @@ Distribution Distribution::normal(double mean_ps, double sd_ps, double min_ps, d
   } else if (mean_ps < min_ps || mean_ps > max_ps) {
     throw std::invalid_argument("normal: with sd 0 the mean must lie in [min, max]");
   }
+  d.settle();
   return d;
 }
 
@@ -107,6 +110,7 @@ Distribution Distribution::lognormal(double median_ps, double sigma) {
   d.kind_ = Kind::lognormal;
   d.a_ = std::log(median_ps);
   d.b_ = sigma;
+  d.settle();
   return d;
 }
 
@@ -117,6 +121,7 @@ Distribution Distribution::exponential(double mean_ps, int64_t offset_ps) {
   d.kind_ = Kind::exponential;
   d.a_ = mean_ps;
   d.b_ = static_cast<double>(offset_ps);
+  d.settle();
   return d;
 }
 
@@ -128,6 +133,7 @@ Distribution Distribution::empirical(std::vector<int64_t> samples_ps) {
   Distribution d;
   d.kind_ = Kind::empirical;
   d.samples_ = std::make_shared<const std::vector<int64_t>>(std::move(samples_ps));
+  d.settle();
   return d;
 }
 
@@ -145,6 +151,7 @@ Distribution Distribution::quantiles(std::vector<std::pair<double, int64_t>> poi
   Distribution d;
   d.kind_ = Kind::quantiles;
   d.points_ = std::make_shared<const std::vector<std::pair<double, int64_t>>>(std::move(points));
+  d.settle();
   return d;
 }
 
@@ -166,6 +173,7 @@ Distribution Distribution::mixture(std::vector<std::pair<double, Distribution>> 
   }
   cumulative.back().first = 1.0;
   d.components_ = std::make_shared<const std::vector<std::pair<double, Distribution>>>(std::move(cumulative));
+  d.settle();
   return d;
 }
 
@@ -222,8 +230,19 @@ int64_t Distribution::quantile_ps(double u) const { return round_ps(quantile_dou
 
 int64_t Distribution::sample_ps(Stream& stream) const {
   // Every kind consumes exactly one uniform, so that patching a fixed latency into a random one
-  // in a variant does not shift the draw indices of the stream.
+  // in a variant does not shift the draw indices of the stream. A constant skips computing it.
+  if (constant_) {
+    (void)stream.next_uniform();  // inline: only the index increment is left of it
+    return constant_ps_;
+  }
   return quantile_ps(stream.next_uniform());
+}
+
+void Distribution::settle() {
+  // The kinds whose quantile is the same for every u (quantile_double returns before using u).
+  constant_ = kind_ == Kind::fixed || (kind_ == Kind::uniform && a_ == b_) ||
+              ((kind_ == Kind::normal || kind_ == Kind::lognormal) && b_ == 0);
+  constant_ps_ = constant_ ? quantile_ps(0.5) : 0;
 }
 
 int64_t Distribution::min_ps() const {

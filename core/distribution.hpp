@@ -66,7 +66,10 @@ class Distribution {
 
  private:
   double quantile_double(double u) const;
+  void settle();  // sets constant_ and constant_ps_ (each factory calls it last)
   Kind kind_ = Kind::fixed;
+  bool constant_ = true;     // the same value for every u: sample_ps skips the arithmetic
+  int64_t constant_ps_ = 0;
   double a_ = 0, b_ = 0, c_ = 0, d_ = 0;   // kind-specific parameters
   double pa_ = 0, pb_ = 1;                 // normal: CDF of the truncation bounds
   // Shared, never changed after construction: copies of a distribution (a controller's `count`

@@ -124,8 +124,9 @@ class Recorder {
     return phases_.size() - 1;
   }
   Phase& phase(size_t index) { return phases_[index]; }
-  /// Sorts events into time order (stable: same-time events keep the order they were recorded),
-  /// after adding the warning for a cut list (at the time of the first event left out).
+  /// Adds the warning for a cut list (at the time of the first event left out), then sorts
+  /// events by (time, controller) (stable: same-time events of one controller keep the order
+  /// they were recorded in).
   void finish_trial();
   const std::vector<Event>& events() const { return events_; }
   const std::vector<Phase>& phases() const { return phases_; }

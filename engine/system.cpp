@@ -64,6 +64,7 @@ nvme_system::nvme_system(sc_core::sc_module_name name, size_t n_controllers) : s
     controllers_.push_back(std::make_unique<nvme_controller>(("nvme" + n).c_str(), idx));
     h_link_one_way_.push_back(fnv1a64("nvme" + n + "/link_one_way"));
     h_link_write_stall_.push_back(fnv1a64("nvme" + n + "/link_write_stall"));
+    hosts_[i]->set_target_work(controllers_[i].get());
     hosts_[i]->bar.bind(links_[i]->down_target);
     links_[i]->down_initiator.bind(controllers_[i]->bar0);
     controllers_[i]->dma.bind(links_[i]->up_target);
@@ -79,6 +80,7 @@ void nvme_system::trace_signals(sc_core::sc_trace_file* tf) const {
     const std::string dev = "nvme" + std::to_string(i);
     controllers_[i]->trace_signals(tf, dev);
     sc_core::sc_trace(tf, hosts_[i]->state_sig, dev + ".host_state");
+    hosts_[i]->set_decoupled(false);  // a waveform shows signals at SystemC time: every access waits
   }
 }
 

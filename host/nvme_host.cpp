@@ -26,6 +26,8 @@ nvme_host::nvme_host(sc_core::sc_module_name name, int index)
       dev_("nvme" + std::to_string(index)),
       h_wakeup_(fnv1a64("host/wakeup/" + dev_)),
       h_irq_(fnv1a64("host/background_irq/" + dev_)) {
+  irq_or_timeout_ = memory.irq | timeout_ev_;
+  cq_or_timeout_ = memory.cq_write | timeout_ev_;
   SC_THREAD(run);
 }
 
@@ -36,6 +38,8 @@ void nvme_host::begin_trial(HostDriver& driver, const DriverContext& context) {
   wakeup_stream_ = Stream(ctx_.seed, ctx_.trial, h_wakeup_);
   irq_stream_ = Stream(ctx_.seed, ctx_.trial, h_irq_);
   log_prefix_.clear();
+  offset_ps_ = 0;
+  outstanding_ = false;
   driver.begin_trial(ctx_);
 }
 
@@ -56,17 +60,41 @@ void nvme_host::run() {
     } catch (const SimulationLimitError& e) {
       outcome_.error = e.what();
     }
+    sync();  // the end of an action: the platform and the next action see SystemC time
     set_state(outcome_.status == ProbeStatus::ok ? HostState::done : HostState::failed);
     done_ = true;
     done_ev_.notify(sc_core::SC_ZERO_TIME);
   }
 }
 
-int64_t nvme_host::now_rel() const { return now_ps() - t0_ps_; }
+int64_t nvme_host::now_local() const { return now_ps() + offset_ps_; }
+int64_t nvme_host::now_rel() const { return now_local() - t0_ps_; }
 
 void nvme_host::set_state(HostState st) {
   if (st != HostState::sleep) awake_state_ = st;
-  state_sig.write(static_cast<unsigned>(st));
+  // The signal is only seen in a waveform, which runs coupled: a decoupled thread's local time is
+  // not SystemC time, so its value would change at the wrong time anyway.
+  if (!decoupled_) state_sig.write(static_cast<unsigned>(st));
+}
+
+void nvme_host::advance(int64_t ps) {
+  if (decoupled_) offset_ps_ += ps;
+  else sc_core::wait(ps_time(ps));
+}
+
+void nvme_host::sync() {
+  if (offset_ps_ == 0) return;
+  const int64_t offset = offset_ps_;
+  offset_ps_ = 0;
+  sc_core::wait(ps_time(offset));
+}
+
+bool nvme_host::first_in_boot(const char* what) {
+  sync();
+  // Of functions that reach the site at the same time, the lowest index is first, whatever order
+  // SystemC runs them in: function N asks N delta cycles later (no simulated time passes).
+  for (int i = 0; i < index_; ++i) sc_core::wait(sc_core::SC_ZERO_TIME);
+  return ctx_.boot->first_in_boot(what);
 }
 
 void nvme_host::check_limits() {
@@ -121,9 +149,12 @@ void nvme_host::prepare(tlm::tlm_command cmd, uint64_t address, uint8_t* data, u
 }
 
 void nvme_host::transport_and_record(int64_t start_ps, const char* reg, uint32_t value, const char* detail) {
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  // The target's own timed work must run before this access, as it would in the coupled model.
+  if (offset_ps_ != 0 && target_work_ && target_work_->timed_work_pending()) sync();
+  sc_core::sc_time delay = ps_time(offset_ps_);  // issued at the local time
   bar->b_transport(trans_, delay);
-  sc_core::wait(delay);
+  offset_ps_ = 0;
+  advance(static_cast<int64_t>(delay.value()));
   const bool read = trans_.get_command() == tlm::TLM_READ_COMMAND;
   const uint32_t len = trans_.get_data_length();
   // A request the function rejects (an Unsupported Request or Completer Abort on PCIe): the root
@@ -208,7 +239,7 @@ uint16_t nvme_host::read_config16(uint32_t offset, const char* reg) {
 
 int64_t nvme_host::sleep(const SleepPolicy& policy) {
   const HostParams& h = params();
-  const int64_t start = now_ps();
+  const int64_t start = now_local();
   const TimerRules& rules = h.profile.timer;
   const SleepPolicy p = policy.resolved(h.timers, rules);
   const double irq_u = irq_stream_.next_uniform();
@@ -216,7 +247,7 @@ int64_t nvme_host::sleep(const SleepPolicy& policy) {
   if (p.schedules()) end = add_ps(end, h.wakeup_latency.sample_ps(wakeup_stream_));
   const HostState awake = awake_state_;
   set_state(HostState::sleep);
-  sc_core::wait(ps_time(end - start));
+  advance(end - start);
   set_state(awake);
   check_limits();
   if (detailed()) {
@@ -231,11 +262,15 @@ int64_t nvme_host::sleep(const SleepPolicy& policy) {
   return end - start;
 }
 
-void nvme_host::pass_time(int64_t ps) { sc_core::wait(ps_time(ps)); }
+void nvme_host::pass_time(int64_t ps) { advance(ps); }
 
 // ---- the admin queue ----------------------------------------------------------------------------
 
 void nvme_host::reset_admin_queue(uint32_t depth) {
+  // A CQE of a command still in flight (after a timeout) may arrive before the local time: it must
+  // land before the clear, as it would in the coupled model.
+  if (outstanding_) sync();
+  outstanding_ = false;
   memory.clear();
   depth_ = std::min(depth, hostmem::kAdminQueueDepth);
   sq_tail_ = cq_head_ = next_cid_ = 0;
@@ -249,6 +284,7 @@ uint16_t nvme_host::submit(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint6
   uint8_t* sqe = memory.at(hostmem::kAdminSq + uint64_t{sq_tail_} * regs::kSqeBytes);
   std::memset(sqe, 0, regs::kSqeBytes);
   const uint16_t cid = next_cid_++;
+  outstanding_ = true;
   sqe[0] = opcode;
   sqe[2] = static_cast<uint8_t>(cid);
   sqe[3] = static_cast<uint8_t>(cid >> 8);
@@ -261,18 +297,35 @@ uint16_t nvme_host::submit(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint6
   return cid;
 }
 
+void nvme_host::arm_timeout(int64_t at_ps) {
+  const int64_t now = now_ps();
+  // A notification pending at or before at_ps stays: SystemC would ignore a later notify() anyway,
+  // and it wakes the wait early, which then re-arms. An earlier notify() replaces a later one.
+  if (timeout_at_ps_ > now && timeout_at_ps_ <= at_ps) return;
+  timeout_ev_.notify(ps_time(at_ps - now));
+  timeout_at_ps_ = at_ps;
+}
+
 std::optional<Completion> nvme_host::wait_cqe(uint16_t cid, CompletionWait how, int64_t timeout_ps) {
   // Consume CQEs in order until the one for `cid`. A device that drops the doorbell (not ready,
   // gone) never completes: the timeout ends the wait.
+  sync();  // host memory is looked at in SystemC time
   const int64_t deadline_ps = add_ps(now_ps(), timeout_ps);
   const sc_core::sc_event& wake = how == CompletionWait::msix ? memory.irq : memory.cq_write;
   memory.watch_cq_writes = how == CompletionWait::poll;
   for (;;) {
+    sync();  // after a CQ head doorbell write, before the next CQE is looked at
     uint8_t* cqe = memory.at(hostmem::kAdminCq + uint64_t{cq_head_} * regs::kCqeBytes);
     // Wait for a CQE with the expected phase tag; an interrupt may come before we wait for it.
     while (((le32(cqe + 12) >> 16) & 1u) != (cq_phase_ ? 1u : 0u)) {
-      if (now_ps() >= deadline_ps) return std::nullopt;
-      sc_core::wait(ps_time(deadline_ps - now_ps()), wake);
+      const int64_t now = now_ps();
+      if (now >= deadline_ps) return std::nullopt;
+      arm_timeout(deadline_ps);
+      sc_core::wait(how == CompletionWait::msix ? irq_or_timeout_ : cq_or_timeout_);
+      if (timeout_ev_.triggered()) timeout_at_ps_ = -1;  // fired: nothing pending any more
+      // A stale arming (an earlier command's deadline) fired, and nothing else: not a wake-up the
+      // driver sees; wait on.
+      if (timeout_ev_.triggered() && !wake.triggered() && now_ps() < deadline_ps) continue;
       check_limits();
     }
     if (how == CompletionWait::msix && detailed()) {

@@ -18,6 +18,7 @@
 #include "host/host_memory.hpp"
 #include "host/timers/sleep_policy.hpp"
 #include "models/nvme_regs.hpp"
+#include "models/pcie_transport.hpp"
 
 namespace nvmesim {
 
@@ -50,6 +51,17 @@ class nvme_host : public sc_core::sc_module {
   nvme_host(sc_core::sc_module_name name, int index);
 
   // ---- the platform's side ------------------------------------------------------------------
+  /// Temporal decoupling (TLM-2.0 loosely timed, IEEE 1666-2011 section 12.1): when on (the
+  /// default), MMIO accesses, sleeps and pass_time() only advance the thread's local time offset,
+  /// carried to the target as each access's annotated delay; the thread syncs (waits its offset)
+  /// only before it looks at host memory for a completion, at the end of an action, before a
+  /// once-per-boot check, and before each access while the target reports timed work of its own
+  /// (TimedWork). Exact, because the controller and the link evaluate their state at each
+  /// access's annotated time. Off: every access waits its delay (what a recorded waveform, --vcd,
+  /// needs, since signals change at SystemC time). Set before the first trial.
+  void set_decoupled(bool on) { decoupled_ = on; }
+  /// What the target behind the BAR says about its own timed work (nullptr: none).
+  void set_target_work(const TimedWork* work) { target_work_ = work; }
   /// A new trial starts now (trial time 0 is the current simulation time) with `driver` on this
   /// function; calls driver.begin_trial(context). `context`'s pointers outlive the trial.
   void begin_trial(HostDriver& driver, const DriverContext& context);
@@ -68,13 +80,13 @@ class nvme_host : public sc_core::sc_module {
   Recorder& recorder() const { return *ctx_.recorder; }
   /// True when this trial keeps its full event list: check before building a message.
   bool detailed() const { return ctx_.recorder->detailed(); }
-  /// Picoseconds since the trial's start.
+  /// Picoseconds since the trial's start, in the thread's local time (see set_decoupled).
   int64_t now_rel() const;
   void set_state(HostState s);
 
   /// A 32-bit BAR0 read; all ones when the link cannot complete it (a PCIe master abort).
   uint32_t read32(uint32_t offset, const char* reg);
-  /// A posted 32-bit BAR0 write; the thread waits until the TLP has left.
+  /// A posted 32-bit BAR0 write; the thread goes on once the TLP has left (its local time).
   void write32(uint32_t offset, uint32_t value, const char* reg);
   /// One configuration-space access of `len` (2 or 4) bytes at `offset` of this function, recorded
   /// as an mmio_read/mmio_write event (`detail` when given). The one place that knows how
@@ -89,6 +101,12 @@ class nvme_host : public sc_core::sc_module {
   int64_t sleep(const SleepPolicy& policy);
   /// Lets `ps` pass without a host operation (e.g. the driver-core scheduling before a probe).
   void pass_time(int64_t ps);
+  /// Brings SystemC time up to the thread's local time (waits the local offset, if any).
+  void sync();
+  /// BootState::first_in_boot in time order across functions: syncs first, so that of two
+  /// functions the one that reaches the site earlier in simulated time is first, and of those
+  /// reaching it at the same time the lowest index (N delta cycles for nvmeN: O(N) per call).
+  bool first_in_boot(const char* what);
 
   /// Empties the admin queues for a new controller enable: SQ tail, CQ head, command ids, phase
   /// tag, and the host memory; `depth` entries per queue (at most hostmem::kAdminQueueDepth).
@@ -141,6 +159,13 @@ class nvme_host : public sc_core::sc_module {
   // Sends trans_ (prepared by prepare()) to BAR0, waits for its delay and records the access.
   void transport_and_record(int64_t start_ps, const char* reg, uint32_t value, const char* detail);
   void prepare(tlm::tlm_command cmd, uint64_t address, uint8_t* data, uint32_t len);
+  // Makes timeout_ev_ fire at absolute time at_ps or earlier (never adds a timed-queue entry
+  // while a notification at or before at_ps is pending).
+  void arm_timeout(int64_t at_ps);
+  // Lets `ps` of the thread's time pass: into the local offset, or (coupled) a wait.
+  void advance(int64_t ps);
+  // Absolute local time (ps): SystemC time plus the local offset.
+  int64_t now_local() const;
 
   const int index_;
   const std::string dev_;  // "nvme0"
@@ -149,10 +174,22 @@ class nvme_host : public sc_core::sc_module {
   DriverContext ctx_;
   Stream wakeup_stream_, irq_stream_;
   int64_t t0_ps_ = 0;
+  bool decoupled_ = true;
+  int64_t offset_ps_ = 0;  // local time ahead of SystemC time (decoupled only)
+  const TimedWork* target_work_ = nullptr;
+  bool outstanding_ = false;  // a command submitted since the last reset_admin_queue (or trial start)
   bool done_ = true;
   HostAction action_ = HostAction::probe;
   DriverOutcome outcome_;
   sc_core::sc_event start_ev_, done_ev_;
+  // The admin-command timeout: one event per host, re-armed per command. A timed notification
+  // that is cancelled (or superseded) stays in SystemC's timed queue until its time; one per
+  // command (60 s) would keep tens of thousands of dead entries in the heap. An earlier pending
+  // notification wins over a later notify(), so arming never adds an entry while one is pending;
+  // a wake-up from a stale (earlier) arming is recognised and the wait goes on.
+  sc_core::sc_event timeout_ev_;
+  int64_t timeout_at_ps_ = -1;  // absolute time of timeout_ev_'s pending notification, -1 none
+  sc_core::sc_event_or_list irq_or_timeout_, cq_or_timeout_;
   HostState awake_state_ = HostState::idle;
   uint32_t depth_ = hostmem::kAdminQueueDepth;
   uint16_t sq_tail_ = 0, cq_head_ = 0, next_cid_ = 0;

@@ -137,8 +137,13 @@ void nvme_controller::begin_trial(const ControllerParams* params, uint64_t seed,
   state_ = ControllerState::disabled;  // not removed: a new trial powers the function on
   reset(ResetKind::platform, t0_ps_);
   removal_ev_.cancel();
+  removal_due_ps_ = -1;
   const AllOnesWindow& gone_window = p_->faults.all_ones;
-  if (gone_window.active && gone_window.for_ps < 0) notify_in(removal_ev_, std::max<int64_t>(0, gone_window.from_ps), "the surprise removal");
+  if (gone_window.active && gone_window.for_ps < 0) {
+    const int64_t after = std::max<int64_t>(0, gone_window.from_ps);
+    notify_in(removal_ev_, after, "the surprise removal");
+    removal_due_ps_ = add_ps(t0_ps_, after);
+  }
 }
 
 void nvme_controller::platform_reset() {
@@ -271,7 +276,13 @@ void nvme_controller::advance(int64_t t_ps) {
   }
 }
 
+bool nvme_controller::timed_work_pending() const {
+  const int64_t now = now_ps();
+  return busy_ || media_due_ps_ >= now || removal_due_ps_ >= now;
+}
+
 void nvme_controller::on_removal() {
+  removal_due_ps_ = -1;
   // Surprise removal: the function is gone for good. Its state machine, admin queue and queued
   // writes stop; reads return all ones from now on (gone()). Nothing is recorded and the signals
   // keep their values: the host sees the removal only as all-ones reads.
@@ -345,7 +356,10 @@ void nvme_controller::enable(const regs::Cc& cc, int64_t t_ps) {
   if (cc.crime) {
     // Ready independent of media: RDY after the controller's own bring-up; namespaces later.
     schedule(ControllerState::ready, add_ps(t_ps, latency));
-    if (media_ready_ps_ > t_ps) notify_in(media_ev_, media_ready_ps_ - now_ps(), "the controller's media ready");
+    if (media_ready_ps_ > t_ps) {
+      notify_in(media_ev_, media_ready_ps_ - now_ps(), "the controller's media ready");
+      media_due_ps_ = media_ready_ps_;
+    }
   } else {
     // Ready with media: RDY means the namespaces are ready too.
     schedule(ControllerState::ready, add_ps(t_ps, std::max(latency, media)));

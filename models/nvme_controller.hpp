@@ -37,6 +37,7 @@
 #include "core/rng.hpp"
 #include "models/controller_params.hpp"
 #include "models/nvme_regs.hpp"
+#include "models/pcie_transport.hpp"
 #include "models/register_file.hpp"
 
 namespace nvmesim {
@@ -54,7 +55,7 @@ enum class ControllerState : uint8_t {
 };
 const char* to_string(ControllerState s);
 
-class nvme_controller : public sc_core::sc_module {
+class nvme_controller : public sc_core::sc_module, public TimedWork {
  public:
   /// BAR0 (memory requests: 4-byte accesses, 8-byte ones to CAP, ASQ and ACQ) and the
   /// configuration space (payloads with a pcie_config_extension: 1, 2 or 4 bytes). A wrong
@@ -67,6 +68,10 @@ class nvme_controller : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<nvme_controller> dma;
 
   SC_HAS_PROCESS(nvme_controller);
+  /// True while an admin command is in flight, the media is yet to come ready (an AER may
+  /// complete) or a surprise removal is scheduled: work of its own SC_METHODs, which a
+  /// decoupled host must let happen before its next access (TimedWork).
+  bool timed_work_pending() const override;
   /// `index` is the N of nvmeN; its streams are named "nvmeN/...".
   nvme_controller(sc_core::sc_module_name name, int index);
 
@@ -196,6 +201,8 @@ class nvme_controller : public sc_core::sc_module {
   bool aer_outstanding_ = false;     // an Asynchronous Event Request waits for an event
   uint16_t aer_cid_ = 0;
   sc_core::sc_event media_ev_;
+  int64_t media_due_ps_ = -1;    // absolute time media_ev_ is notified for, -1 none
+  int64_t removal_due_ps_ = -1;  // absolute time removal_ev_ is notified for, -1 none
 
   // Admin queue.
   uint32_t sq_tail_ = 0, sq_head_ = 0, cq_tail_ = 0;

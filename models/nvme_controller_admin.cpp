@@ -139,6 +139,7 @@ bool nvme_controller::post_cqe(uint16_t cid, uint32_t dw0, uint16_t status, sc_c
 }
 
 void nvme_controller::on_media_ready() {
+  media_due_ps_ = -1;
   if (!aer_outstanding_ || state_ != ControllerState::ready) return;
   aer_outstanding_ = false;
   if (rec_->detailed()) {

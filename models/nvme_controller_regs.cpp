@@ -110,6 +110,7 @@ void nvme_controller::abort_work() {
   // Every reset deletes the I/O queues, resets the admin queue and abandons outstanding commands.
   admin_done_.cancel();
   media_ev_.cancel();
+  media_due_ps_ = -1;
   busy_ = false;
   aer_outstanding_ = false;
   sq_tail_ = sq_head_ = cq_tail_ = 0;

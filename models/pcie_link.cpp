@@ -14,7 +14,7 @@ int64_t now_ps() { return static_cast<int64_t>(sc_core::sc_time_stamp().value())
 sc_core::sc_time ps_time(int64_t ps) { return sim_delay(ps, "the PCIe link"); }
 }  // namespace
 
-int64_t tlp_serialisation_ps(int generation, int width, uint32_t bytes) {
+TlpRate::TlpRate(int generation, int width) {
   // Picoseconds per byte on one lane, times 1024 to keep 128b/130b exact:
   // gen1 2.5 GT/s and gen2 5 GT/s with 8b/10b (10 bits a byte); gen3 8, gen4 16, gen5 32 GT/s with
   // 128b/130b (8 * 130 / 128 bits a byte).
@@ -22,9 +22,17 @@ int64_t tlp_serialisation_ps(int generation, int width, uint32_t bytes) {
   if (generation < 1 || generation > 5)
     throw std::invalid_argument("PCIe generation must be 1 to 5");
   if (width < 1 || width > 32) throw std::invalid_argument("PCIe link width must be 1 to 32 lanes");
-  const int64_t total = static_cast<int64_t>(bytes + kFramingBytes) * per_byte_ps_x1024[generation - 1];
-  const int64_t den = 1024 * static_cast<int64_t>(width);
-  return (total + den - 1) / den;
+  per_byte_ps_x1024_ = per_byte_ps_x1024[generation - 1];
+  den_ = 1024 * static_cast<int64_t>(width);
+}
+
+int64_t TlpRate::serialisation_ps(uint32_t bytes) const {
+  const int64_t total = static_cast<int64_t>(bytes + kFramingBytes) * per_byte_ps_x1024_;
+  return (total + den_ - 1) / den_;
+}
+
+int64_t tlp_serialisation_ps(int generation, int width, uint32_t bytes) {
+  return TlpRate(generation, width).serialisation_ps(bytes);
 }
 
 pcie_link::pcie_link(sc_core::sc_module_name name)
@@ -40,6 +48,7 @@ pcie_link::pcie_link(sc_core::sc_module_name name)
 void pcie_link::begin_trial(const LinkParams* params, const Stream& one_way_stream,
                             const Stream& write_stall_stream) {
   params_ = params;
+  rate_ = TlpRate(params->generation, params->width);
   one_way_stream_ = one_way_stream;
   write_stall_stream_ = write_stall_stream;
   const int64_t t = now_ps();
@@ -49,7 +58,7 @@ void pcie_link::begin_trial(const LinkParams* params, const Stream& one_way_stre
 
 int64_t pcie_link::send(Direction& dir, int64_t issue_ps, uint32_t bytes) {
   const int64_t start = std::max(issue_ps, dir.tx_free_ps);
-  const int64_t ser = tlp_serialisation_ps(params_->generation, params_->width, bytes);
+  const int64_t ser = rate_.serialisation_ps(bytes);
   dir.tx_free_ps = add_ps(start, ser);
   const int64_t arrival =
       std::max(add_ps(dir.tx_free_ps, params_->one_way.sample_ps(one_way_stream_)), dir.last_arrival_ps);

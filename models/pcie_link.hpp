@@ -22,6 +22,21 @@ namespace nvmesim {
 /// Throws std::invalid_argument for a generation outside 1..5 or a width outside 1..32.
 int64_t tlp_serialisation_ps(int generation, int width, uint32_t bytes);
 
+/// The serialisation rate of one link (generation and width), checked once: what
+/// tlp_serialisation_ps computes, without the checks and the table look-up per TLP.
+class TlpRate {
+ public:
+  TlpRate() = default;
+  /// Throws std::invalid_argument as tlp_serialisation_ps does.
+  TlpRate(int generation, int width);
+  /// Serialisation time in ps of a TLP of `bytes` bytes (header and payload; framing added).
+  int64_t serialisation_ps(uint32_t bytes) const;
+
+ private:
+  int64_t per_byte_ps_x1024_ = 0;  // ps per byte on one lane, times 1024
+  int64_t den_ = 1024;             // 1024 x lanes
+};
+
 /// Header bytes of a memory request TLP (4 DW, 64-bit address) and of a completion (3 DW).
 inline constexpr uint32_t kMemRequestHeaderBytes = 16;
 inline constexpr uint32_t kCompletionHeaderBytes = 12;
@@ -55,6 +70,7 @@ class pcie_link : public sc_core::sc_module {
                bool downstream);
 
   const LinkParams* params_ = nullptr;
+  TlpRate rate_;
   Stream one_way_stream_, write_stall_stream_;
   Direction down_, up_;
 };

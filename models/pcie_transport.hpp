@@ -20,6 +20,17 @@ class pcie_config_extension : public tlm::tlm_extension<pcie_config_extension> {
   void copy_from(const tlm::tlm_extension_base&) override {}
 };
 
+/// A target's timed work that its evaluation at each access's annotated time does not cover (an
+/// admin command in flight, media coming ready, a scheduled surprise removal: work done by its
+/// own SystemC processes). While it has any, a temporally decoupled initiator syncs before each
+/// access, so that the work happens first, as in the coupled model.
+class TimedWork {
+ public:
+  virtual ~TimedWork() = default;
+  /// True while such work is pending (or due now).
+  virtual bool timed_work_pending() const = 0;
+};
+
 /// True when `t` is a configuration request.
 inline bool is_config_request(const tlm::tlm_generic_payload& t) {
   return t.get_extension<pcie_config_extension>() != nullptr;

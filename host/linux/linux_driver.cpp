@@ -222,7 +222,7 @@ uint64_t linux_driver::enable_timeout(uint64_t timeout) {
   const uint64_t ready = crime_set_ ? crto.crimt : crto.crwmt;
   if (prof.enable_timeout == EnableTimeout::crto_instead || ready >= timeout) return ready;
   // max rule: keep CAP.TO, and say once per boot that the device's CRTO is bogus (dev_warn_once).
-  if (prof.crto_warning && host().context().boot->first_in_boot(kBadCrtoWarning)) {
+  if (prof.crto_warning && host().first_in_boot(kBadCrtoWarning)) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "bad crto:%x cap:%llx", crto_raw, static_cast<unsigned long long>(cap_raw_));
     message(buf);
