@@ -177,7 +177,15 @@ const SweepAxis* check_zip(const SNode& root, const Sweep& sw) {
   return zip_first;
 }
 
-// An axis that every variant of the base patches would change nothing: an error.
+// Does a variant's "set" write `ptr` or a place above it (applied after the patch and the axes)?
+bool set_covers(const ojson& v, const std::string& ptr) {
+  if (!v.contains("set") || !v["set"].is_object()) return false;
+  for (const auto& item : v["set"].items())
+    if (!item.key().empty() && under(ptr, item.key())) return true;
+  return false;
+}
+
+// An axis that every variant of the base patches or sets would change nothing: an error.
 void check_axes_outside_variants(const SNode& root, const Sweep& sw) {
   if (!sw.base.contains("variants") || !sw.base["variants"].is_array() || sw.base["variants"].empty()) return;
   const ojson& vs = sw.base["variants"];
@@ -185,11 +193,12 @@ void check_axes_outside_variants(const SNode& root, const Sweep& sw) {
     if (under(a.pointer, "/variants")) continue;
     const auto toks = tokens_of(a.pointer);
     bool all = true;
-    for (const auto& v : vs) all = all && v.contains("patch") && patch_covers(v["patch"], toks);
+    for (const auto& v : vs)
+      all = all && v.is_object() && (set_covers(v, a.pointer) || (v.contains("patch") && patch_covers(v["patch"], toks)));
     if (all)
       SNode(root.json(), sw.source, a.file_pointer)
-          .fail("every variant of the base scenario patches " + a.pointer +
-                " (see /variants/0/patch), so this axis would change nothing; drop the variants with "
+          .fail("every variant of the base scenario patches or sets " + a.pointer +
+                " (see /variants/0), so this axis would change nothing; drop the variants with "
                 "\"set\": {\"/variants\": []}, or sweep a location the variants leave alone");
   }
 }

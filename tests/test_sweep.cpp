@@ -188,7 +188,21 @@ TEST_CASE("sweep file errors name the file and the place", "[sweep]") {
   CHECK_THROWS_WITH(load_sweep_text(std::string(R"({"schema": "nvmesim.sweep/1", "base": ")") + NVMESIM_SOURCE_DIR +
                                         R"(/scenarios/aws-c5.12xlarge.json", "grid": {"/host/kernel": ["5.6"]}})",
                                     "s.json"),
-                    Contains("/grid/~1host~1kernel: every variant of the base scenario patches /host/kernel"));
+                    Contains("/grid/~1host~1kernel: every variant of the base scenario patches or sets /host/kernel"));
+  // The same through the variants' "set" (a pointer at or above the axis), alone or mixed with a
+  // patch: the axis was run as two identical points before (issue 10 item 3's rule for sweeps).
+  const std::string set_variants =
+      R"({"schema": "nvmesim.sweep/1", "scenario": {"schema": "nvmesim.scenario/1", "host": {"kernel": "5.6"},
+          "controllers": [{}], "variants": [{"name": "a", "set": {"/host/kernel": "5.7"}},
+                                           {"name": "b", "set": {"/host": {"kernel": "6.1"}}},
+                                           {"name": "c", "patch": {"host": {"kernel": "6.6"}}}]},
+          "grid": {"/host/kernel": ["5.4", "5.10"]}})";
+  CHECK_THROWS_WITH(load_sweep_text(set_variants, "s.json"),
+                    Contains("/grid/~1host~1kernel: every variant of the base scenario patches or sets /host/kernel"));
+  // One variant that leaves the kernel alone: the axis reaches it, no error.
+  std::string one_free = set_variants;
+  one_free.replace(one_free.find(R"("set": {"/host/kernel": "5.7"})"), 30, R"("set": {"/controllers/0/pci_id": "1c58:9999"})");
+  CHECK(load_sweep_text(one_free, "s.json").points.size() == 2);
   // 1001 x 1000 points is above the limit of 100000.
   CHECK_THROWS_WITH(sweep_of(R"("grid": {"/seed": {"linspace": [0, 1000], "count": 1001}, "/trials": {"linspace": [1, 1000], "count": 1000}})"),
                     Contains("more than 100000 points"));
