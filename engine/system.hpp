@@ -39,7 +39,7 @@ class nvme_system : public sc_core::sc_module {
   /// Adds to `tf` (before sc_start), per controller N: nvmeN.CC_EN, nvmeN.CSTS_RDY, nvmeN.CSTS_CFS,
   /// nvmeN.CSTS_SHST and nvmeN.host_state (HostState of the thread probing it); and the running
   /// trial's index and variant index as `trial` and `variant`.
-  void trace_signals(sc_core::sc_trace_file* tf) const;
+  void trace_signals(sc_core::sc_trace_file* tf);
   /// The running trial's index and variant index (for tracing).
   sc_core::sc_signal<int> trial_sig{"trial"}, variant_sig{"variant"};
 
@@ -70,6 +70,7 @@ class nvme_system : public sc_core::sc_module {
   std::vector<uint64_t> h_link_one_way_, h_link_write_stall_;  // fnv1a64("nvmeN/link_..."), hashed once
   Recorder recorder_;
   std::string error_;
+  bool waveform_ = false;  // trace_signals was called: every trial runs coupled
   TrialRequest current_;
 };
 

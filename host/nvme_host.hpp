@@ -58,7 +58,8 @@ class nvme_host : public sc_core::sc_module {
   /// once-per-boot check, and before each access while the target reports timed work of its own
   /// (TimedWork). Exact, because the controller and the link evaluate their state at each
   /// access's annotated time. Off: every access waits its delay (what a recorded waveform, --vcd,
-  /// needs, since signals change at SystemC time). Set before the first trial.
+  /// needs, since signals change at SystemC time, and a detailed trial, whose event list is cut
+  /// in the order events are recorded). Set between trials, when the thread has synced.
   void set_decoupled(bool on) { decoupled_ = on; }
   /// What the target behind the BAR says about its own timed work (nullptr: none).
   void set_target_work(const TimedWork* work) { target_work_ = work; }
