@@ -59,7 +59,7 @@ RanSettings ran_settings(const Variant& v) {
   }
   const KernelProfile& p = v.host.profile;
   r.kernel = v.host.kernel.to_string();
-  r.mainline = v.host.kernel.mainline();
+  r.mainline = v.host.kernel.distribution() ? v.host.kernel.mainline() : r.kernel;
   r.profile = p.first == p.last ? p.first : p.first + "-" + p.last;
   r.poll_sleep = p.poll.to_string();
   r.hz = v.host.timers.hz;

@@ -9,9 +9,11 @@ ojson summary_json(const VariantReport& r) {
   ojson st;
   for (size_t i = 0; i < r.status_counts.size(); ++i) st[to_string(static_cast<ProbeStatus>(i))] = r.status_counts[i];
   s["trials"] = r.trials;
-  if (r.ran.is_linux())
+  if (r.ran.is_linux()) {
     s["ran"] = {{"kernel", r.ran.kernel}, {"profile", r.ran.profile}, {"poll_sleep", r.ran.poll_sleep}, {"hz", r.ran.hz}};
-  else {
+    // A distribution kernel: the mainline release that ran (its backports are not modelled).
+    if (!r.ran.mainline.empty() && r.ran.mainline != r.ran.kernel) s["ran"]["mainline"] = r.ran.mainline;
+  } else {
     s["ran"] = {{"driver", r.ran.driver}};  // none of Linux's settings: the driver did not read them
     if (!r.ran.release.empty()) s["ran"]["release"] = r.ran.release;
   }

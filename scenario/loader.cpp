@@ -24,12 +24,20 @@ void warn_distribution_kernels(Scenario& sc) {
   std::vector<std::string> seen;
   for (const Variant& v : sc.variants) {
     const KernelVersion& k = v.host.kernel;
-    if (k.uname_r.empty() || std::find(seen.begin(), seen.end(), k.uname_r) != seen.end()) continue;
-    seen.push_back(k.uname_r);
+    const bool stable = !k.distribution() && k.patch > 0;
+    if ((!k.distribution() && !stable) || std::find(seen.begin(), seen.end(), k.to_string()) != seen.end()) continue;
+    seen.push_back(k.to_string());
     const KernelProfile& p = v.host.profile;
-    sc.warnings.push_back(sc.source + ": host.kernel \"" + k.uname_r + "\" is a distribution kernel: it runs as mainline " +
-                          k.mainline() + " (profile " + (p.first == p.last ? p.first : p.first + "-" + p.last) +
-                          "); the distribution's backports are not known, describe them with host.overrides");
+    const std::string row = "(profile " + (p.first == p.last ? p.first : p.first + "-" + p.last) + ")";
+    if (stable)
+      sc.warnings.push_back(sc.source + ": host.kernel \"" + k.to_string() + "\": the patch level does not select a row, it runs as " +
+                            std::to_string(k.major) + "." + std::to_string(k.minor) + " " + row + "; what the " +
+                            std::to_string(k.major) + "." + std::to_string(k.minor) +
+                            ".y stable branch backported (docs/linux-readiness.md names some) is modelled only where "
+                            "host.overrides describes it");
+    else
+      sc.warnings.push_back(sc.source + ": host.kernel \"" + k.uname_r + "\" is a distribution kernel: it runs as mainline " +
+                            k.mainline() + " " + row + "; the distribution's backports are not known, describe them with host.overrides");
   }
 }
 

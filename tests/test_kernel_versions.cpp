@@ -33,6 +33,12 @@ TEST_CASE("uname -r strings select the row of their mainline release", "[profile
   const KernelVersion aws = KernelVersion::parse("5.15.0-1051-aws");
   CHECK(profile_for(aws).poll == SleepPolicy::usleep_range(1000, 2000));  // 5.7 - 5.18
   CHECK(KernelVersion::parse("6.1-rc7").mainline() == "6.1");             // a mainline release candidate
+  CHECK(KernelVersion::parse("6.1-rc7").release_candidate());
+  CHECK_FALSE(KernelVersion::parse("6.1-rc7").distribution());
+  CHECK(KernelVersion::parse("6.1.0-rc7").release_candidate());           // as `uname -r` prints an rc
+  CHECK_FALSE(KernelVersion::parse("6.1.0-rc7-generic").release_candidate());
+  CHECK(KernelVersion::parse("6.1.0-rc7-generic").distribution());
+  CHECK(ubuntu.distribution());
   CHECK(KernelVersion::parse("4.18.0-513.5.1.el8_9.x86_64").release_key() == 4018);
   CHECK(KernelVersion::parse("6.5.6-300.fc39.x86_64").mainline() == "6.5.6");
   CHECK(KernelVersion::parse("5.10~bpo11").uname_r == "5.10~bpo11");
@@ -43,7 +49,7 @@ TEST_CASE("uname -r strings select the row of their mainline release", "[profile
 
 TEST_CASE("strings that are neither a release nor a uname -r stay errors", "[profiles][kernel]") {
   const std::vector<std::string> bad_strings = {"5", "linux-5.4", "5.4 generic", "5.4.0-", "5.4.0.", "5.4.", "5.4.0.1-x", "5.4.0.1", "v5.4",
-                                "5.4.0-a b", "5.4.0-\xc3\xa9", "5.4.0_generic", "5.4.0-" + std::string(65, 'x'), ""};
+                                "5.4.0-a b", "05.4", "5.04", "5.4.00", "4.08", "6.01", "5.4.0--", "5.4.0-.", "5.4.0-~", "5.4.0-\xc3\xa9", "5.4.0_generic", "5.4.0-" + std::string(65, 'x'), ""};
   for (const std::string& bad : bad_strings) {
     INFO(bad);
     try {
@@ -54,6 +60,22 @@ TEST_CASE("strings that are neither a release nor a uname -r stay errors", "[pro
     }
   }
   CHECK(KernelVersion::parse("5.4.0-" + std::string(64, 'x')).major == 5);  // 64 characters: the limit
+}
+
+TEST_CASE("a stable patch level warns that its backports are modelled only through host.overrides", "[profiles][kernel]") {
+  // docs/linux-readiness.md: the FLR retry of 6.17 was backported to 6.12.y; "6.12.45" runs the
+  // 6.12 row, which has none, so the run says so instead of passing the patch level over in silence.
+  const Scenario sc = load_scenario_text(R"({"schema":"nvmesim.scenario/1","host":{"kernel":"6.12.45"},"controllers":[{}]})",
+                                         "stable.json");
+  REQUIRE(sc.warnings.size() == 1);
+  CHECK_THAT(sc.warnings[0], Catch::Contains("stable.json: host.kernel \"6.12.45\": the patch level does not select a row, "
+                                             "it runs as 6.12 (profile 6.12"));
+  CHECK_THAT(sc.warnings[0], Catch::Contains("what the 6.12.y stable branch backported"));
+  // A release candidate and a plain release: no warning.
+  CHECK(load_scenario_text(R"({"schema":"nvmesim.scenario/1","host":{"kernel":"6.1-rc7"},"controllers":[{}]})", "rc.json")
+            .warnings.empty());
+  CHECK(load_scenario_text(R"({"schema":"nvmesim.scenario/1","host":{"kernel":"6.12"},"controllers":[{}]})", "p.json")
+            .warnings.empty());
 }
 
 TEST_CASE("a run on a distribution kernel warns and the table stars its mainline part", "[profiles][kernel][cli]") {
@@ -80,6 +102,8 @@ TEST_CASE("a distribution kernel runs as its mainline release - the report names
       "kernel_versions.json");
   REQUIRE(j["variants"].size() == 2);
   CHECK(j["variants"][0]["summary"]["ran"]["kernel"] == "5.4.0-150-generic");
+  CHECK(j["variants"][0]["summary"]["ran"]["mainline"] == "5.4");
+  CHECK_FALSE(j["variants"][1]["summary"]["ran"].contains("mainline"));
   CHECK(j["variants"][1]["summary"]["ran"]["kernel"] == "5.4");
   CHECK(j["variants"][0]["summary"]["ran"]["profile"] == j["variants"][1]["summary"]["ran"]["profile"]);
   REQUIRE(j["variants"][0]["trials"].size() == 8);

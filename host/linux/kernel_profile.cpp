@@ -27,7 +27,7 @@ KernelVersion KernelVersion::parse(std::string_view text) {
       if (value > 9999) fail();
       ++i;
     }
-    if (i == start) fail();
+    if (i == start || (i - start > 1 && text[start] == '0')) fail();  // "05.4", "5.04": no leading zeros
     *parts[n++] = value;
     if (i == text.size()) break;
     if (n >= 2 && (text[i] == '-' || text[i] == '+' || text[i] == '~')) break;  // a distribution suffix
@@ -38,10 +38,19 @@ KernelVersion KernelVersion::parse(std::string_view text) {
   if (i != text.size()) {
     if (text[i] != '-' && text[i] != '+' && text[i] != '~') fail();
     const std::string_view suffix = text.substr(i + 1);
-    if (suffix.empty() || suffix.size() > 64 || !std::all_of(suffix.begin(), suffix.end(), suffix_char)) fail();
+    if (suffix.empty() || suffix.size() > 64 || !std::isalnum(static_cast<unsigned char>(suffix[0])) ||
+        !std::all_of(suffix.begin(), suffix.end(), suffix_char))
+      fail();  // "5.4.0--", "5.4.0-.": a suffix starts with a letter or digit
     v.uname_r = std::string(text);
   }
   return v;
+}
+
+bool KernelVersion::release_candidate() const {
+  const size_t at = uname_r.find_first_of("-+~");
+  const std::string tail = at == std::string::npos ? std::string() : uname_r.substr(at);
+  return tail.size() > 3 && tail.compare(0, 3, "-rc") == 0 &&
+         std::all_of(tail.begin() + 3, tail.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 std::string KernelVersion::mainline() const {

@@ -28,6 +28,10 @@ struct KernelVersion {
   int release_key() const { return major * 1000 + minor; }
   /// "5.7", "5.7.12" (a patch level of 0 is not printed).
   std::string mainline() const;
+  /// A mainline release candidate ("6.1-rc7"): a suffix, but no distribution's.
+  bool release_candidate() const;
+  /// A distribution's kernel: a suffix that is not a release candidate's.
+  bool distribution() const { return !uname_r.empty() && !release_candidate(); }
   /// The text as given for a distribution kernel, else mainline().
   std::string to_string() const { return uname_r.empty() ? mainline() : uname_r; }
 };
