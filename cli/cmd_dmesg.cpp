@@ -57,6 +57,11 @@ int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (o.empirical && logs.size() > 1 && !o.pool)
     throw InputError("--empirical gives one distribution but " + std::to_string(logs.size()) +
                      " logs were given: add --pool to pool their intervals, or give one log");
+  if (vm.count("out")) {
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const auto& path : logs) inputs.emplace_back("the log", path);
+    check_distinct_paths(inputs, {{"--out", vm["out"].as<std::string>()}});
+  }
   DmesgReport report(o);
   for (const auto& path : logs) require_file_kind(path, {FileKind::kernel_log}, "a kernel log");
   for (const auto& path : logs) {

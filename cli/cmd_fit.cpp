@@ -49,35 +49,6 @@ std::string one_log_observations(const po::variables_map& vm) {
   return doc.dump(2) + "\n";
 }
 
-// The outputs are neither each other nor an input: an output at an input's path would replace
-// the evidence, and two outputs at one path would leave only the one renamed last. Exit 2
-// before the run. Paths are compared canonically, and existing files also by device and inode.
-void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& inputs,
-                          const std::vector<std::pair<std::string, std::string>>& outputs) {
-  namespace fs = std::filesystem;
-  auto key = [](const std::string& p) {
-    std::error_code ec;
-    const fs::path c = fs::weakly_canonical(fs::absolute(p), ec);
-    return ec ? fs::absolute(p).lexically_normal() : c;
-  };
-  auto same = [&](const std::string& a, const std::string& b) {
-    struct stat sa {}, sb {};
-    if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
-      return true;
-    return key(a) == key(b);
-  };
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    for (const auto& [what, path] : inputs)
-      if (same(outputs[i].second, path))
-        throw InputError(outputs[i].first + " " + outputs[i].second + ": the same file as " + what + " (" + path +
-                         "); an output must not replace an input: give it a path of its own");
-    for (size_t j = 0; j < i; ++j)
-      if (same(outputs[i].second, outputs[j].second))
-        throw InputError(outputs[i].first + " " + outputs[i].second + ": the same file as " + outputs[j].first + " (" +
-                         outputs[j].second + "); give each output a path of its own");
-  }
-}
-
 // Each observed host as the simulator will run it (the scenario of one chunk): a host the reader
 // let through but the scenario refuses is exit 2 at the host, never an internal error at a
 // temporary file.

@@ -164,7 +164,13 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   if (!vm.count("posterior") || vm["posterior"].as<std::vector<std::string>>().size() != 1)
     throw InputError("predict needs one POSTERIOR.json (written by nvmesim fit --out)");
-  const PosteriorModel p = load_posterior(vm["posterior"].as<std::vector<std::string>>()[0]);
+  const std::string posterior_path = vm["posterior"].as<std::vector<std::string>>()[0];
+  if (vm.count("out")) {
+    std::vector<std::pair<std::string, std::string>> inputs{{"the posterior", posterior_path}};
+    if (vm.count("whatif")) inputs.emplace_back("--whatif", vm["whatif"].as<std::string>());
+    check_distinct_paths(inputs, {{"--out", vm["out"].as<std::string>()}});
+  }
+  const PosteriorModel p = load_posterior(posterior_path);
   const auto ws = whatifs_of(vm, p);
   PredictOptions o;
   o.draws = vm["draws"].as<size_t>();

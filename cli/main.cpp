@@ -1,10 +1,15 @@
 // nvmesim: entry point. SystemC's own main() is not used: the command line decides whether and
 // what to elaborate.
+#include <csignal>
 #include <iostream>
 
 #include "cli/cli.hpp"
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) makes write() fail with EFBIG, which is exit 3 with the partial
+  // outputs removed, instead of SIGXFSZ killing the process and leaving its temporaries. Ignored
+  // signals stay ignored across exec, so sweep workers and fit's simulator children inherit it.
+  std::signal(SIGXFSZ, SIG_IGN);
   const int rc = nvmesim::cli_main(argc, argv, std::cout, std::cerr);
   // Results on stdout count as an output: `nvmesim run > /dev/full` must not exit 0.
   std::cout.flush();

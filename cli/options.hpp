@@ -16,4 +16,11 @@ boost::program_options::variables_map parse_command(const std::vector<std::strin
                                                     const boost::program_options::options_description& visible,
                                                     const char* positional = nullptr);
 
+/// Refuses (InputError, exit 2) an output that is an input or another output: an output at an
+/// input's path would replace the evidence, and two outputs at one path would leave only the one
+/// renamed last. Each pair is {what, path} ("--out", "out.json"); paths are compared canonically,
+/// and existing files also by device and inode (a hard link counts). Call before any work.
+void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& inputs,
+                          const std::vector<std::pair<std::string, std::string>>& outputs);
+
 }  // namespace nvmesim

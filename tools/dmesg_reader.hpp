@@ -17,8 +17,9 @@ namespace nvmesim {
 /// Default --from: driver init (`initcall nvme_init ...` with initcall_debug, or a debug print
 /// naming nvme_init) or, when a log has no such line, the probe's `pci function` line.
 inline constexpr const char* kDmesgDefaultFrom = R"(nvme_init|nvme nvme[0-9]+: pci function)";
-/// Default --to: the probe's queues line (Linux 5.1+: "%d/%d/%d default/read/poll queues").
-inline constexpr const char* kDmesgDefaultTo = R"(default/read/poll queues)";
+/// Default --to: an nvme controller's queues line (Linux 5.0+: "nvme nvmeN: %d/%d/%d default/read/poll
+/// queues"); virtio_blk prints the same words, and its line must not end an nvme interval.
+inline constexpr const char* kDmesgDefaultTo = R"(nvme nvme[0-9]+: [0-9]+/[0-9]+/[0-9]+ default/read/poll queues)";
 /// Lines longer than printk's record limit (1024 bytes) are cut there before matching.
 inline constexpr size_t kDmesgMaxLineBytes = 1024;
 /// The boot marker that `nvmesim run --dmesg` writes before each simulated boot:
