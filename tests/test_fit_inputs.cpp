@@ -131,7 +131,7 @@ TEST_CASE("fit: inputs the simulator would refuse are exit 2 at the log, never e
   // file and a log named in the observation file: exit 2 naming the user's file.
   test::spit(d + "/empty.txt", "");
   fs::create_directories(d + "/folder");
-  test::spit(d + "/binary.txt", std::string("\x7f" "ELF\x02\x01\x01\0\0\0\xff\xfe", 14));
+  test::spit(d + "/binary.txt", std::string("\x7f" "ELF\x02\x01\x01\0\0\0\xff\xfe", 12));
   test::spit(d + "/trunc.json", std::string(R"({"schema": "nvmesim.observations/1", "hosts": {"h": {"kernel": )"));
   for (const std::string f : {"empty.txt", "folder", "binary.txt", "trunc.json"}) {
     INFO(f);
