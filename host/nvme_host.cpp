@@ -67,7 +67,7 @@ void nvme_host::run() {
   }
 }
 
-int64_t nvme_host::now_local() const { return now_ps() + offset_ps_; }
+int64_t nvme_host::now_local() const { return add_ps(now_ps(), offset_ps_); }
 int64_t nvme_host::now_rel() const { return now_local() - t0_ps_; }
 
 void nvme_host::set_state(HostState st) {
@@ -78,8 +78,14 @@ void nvme_host::set_state(HostState st) {
 }
 
 void nvme_host::advance(int64_t ps) {
-  if (decoupled_) offset_ps_ += ps;
-  else sc_core::wait(ps_time(ps));
+  if (!decoupled_) {
+    sc_core::wait(ps_time(ps));
+    return;
+  }
+  offset_ps_ = add_ps(offset_ps_, ps);
+  // A local time past the last one an event may be due at: synchronise now, so the limit of
+  // simulated time stops the run here (sim_delay) instead of a later sum wrapping.
+  if (add_ps(now_ps(), offset_ps_) > kLastEventPs) sync();
 }
 
 void nvme_host::sync() {
