@@ -136,11 +136,17 @@ def result_title(series, paired, metric):
     return f"{what} against {short(base.name, names)}: {', '.join(parts)} ({how})"
 
 
-def draw_series(ax, s):
+def draw_series(ax, s, drawn):
+    """One variant's ECDF. `drawn` maps the ECDFs already on this panel to their labels: a curve
+    that equals one of them would hide it, so it is drawn dashed and its legend entry says so."""
     xs, ys = s.dist.ecdf()
     q = [(p, s.dist.quantile(p)) for p in (0.5, 0.9, 0.99)]
     text = ", ".join(f"p{int(p * 100)} {x:.4g}" for p, x in q)
-    ax.step(xs, ys, where="post", color=s.color, label=f"{s.label} (n={s.dist.n}): {text} ms")
+    key = (tuple(xs), tuple(ys))
+    same = f" (same ECDF as {drawn[key]})" if key in drawn else ""
+    drawn.setdefault(key, s.label)
+    ax.step(xs, ys, where="post", color=s.color, label=f"{s.label} (n={s.dist.n}): {text} ms{same}",
+            linestyle=(0, (4, 3)) if same else "-", linewidth=2.0 if same else 1.5)
     ax.plot([x for _p, x in q], [p for p, _x in q], "o", color=s.color, markersize=4, markerfacecolor="white",
             linestyle="none", label="_nolegend_", gid="percentiles")
 
@@ -189,8 +195,9 @@ def draw(a):
     fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups) if len(groups) > 1 else 7.5, 4.2),
                              squeeze=False, sharey=True)
     for ax, group in zip(axes[0], groups):
+        drawn = {}
         for s in group:
-            draw_series(ax, s)
+            draw_series(ax, s, drawn)
         shown = [x for s in group for x in (s.dist.lo, s.dist.hi)]
         for label, s, vals in reals:
             if s in group or layout == "single" or (s is None and nearest(vals, series) in group):

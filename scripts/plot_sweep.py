@@ -15,11 +15,14 @@ the legend. Values that are all durations ("100us", "1ms") are plotted in ms, nu
 anything else as categories; legends and categories are sorted by value (numbers and durations
 numerically, releases such as 5.10 after 5.9). Legends sit beside the axes, never over the data.
 Axis labels come from the parameter's name and unit. --real draws a measured value or band.
+The x axis is logarithmic when its values are positive and span two decades or more (a logspace
+axis), linear otherwise; --logx and --linx choose. A line whose p50 equals an earlier line's at
+every x is drawn hollow and dashed, and its legend entry says "(same p50 as ...)".
 
 Examples:
-  /usr/bin/python3 scripts/plot_sweep.py merged.json --x /controllers/0/enable_latency --logx -o sweep.png
+  /usr/bin/python3 scripts/plot_sweep.py merged.json --x /controllers/0/enable_latency -o sweep.png
   /usr/bin/python3 scripts/plot_sweep.py merged.json --x /controllers/0/enable_latency --facet /host/hz \\
-      --color /host/kernel --real "AWS 5.6=217.2" --real "AWS 5.7=6.4" --logx --logy -o sweep.png
+      --color /host/kernel --real "AWS 5.6=217.2" --real "AWS 5.7=6.4" --logy -o sweep.png
 """
 import os
 import re
@@ -50,7 +53,11 @@ def add_args(ap):
     ap.add_argument("--real", action="append", default=[], metavar="[LABEL=]VALUE",
                     help="a measured value in ms (217.2), a band (216.5:218), or an nvmesim dmesg output "
                          "(its median and p5-p95 band); repeatable")
-    ap.add_argument("--logx", action="store_true", help="logarithmic x axis (numeric axes)")
+    scale = ap.add_mutually_exclusive_group()
+    scale.add_argument("--logx", action="store_true",
+                       help="logarithmic x axis (numeric axes; the default when the values are positive and "
+                            "span at least two decades, as a logspace axis does)")
+    scale.add_argument("--linx", action="store_true", help="linear x axis even for values over two decades")
     ap.add_argument("--logy", action="store_true", help="logarithmic y axis")
 
 
@@ -142,6 +149,13 @@ def x_axis(raw_x, ptr):
     return "cat", lambda v: cats.index(str(v)), name_of(ptr), cats
 
 
+def use_logx(a, xs):
+    """--logx, --linx, or by default log when every x is > 0 and max/min >= 100 (two decades)."""
+    if a.logx or a.linx:
+        return a.logx
+    return bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= 100
+
+
 def parse_real(spec):
     """(label, lo, hi) in ms: a value (lo == hi), a band, or an nvmesim dmesg output."""
     label, sep, value = spec.rpartition("=")
@@ -178,11 +192,21 @@ def draw_facet(ax, rows, roles, rest, conv, colours, styles):
         key = tuple(d.get(r) for r in (roles["color"], roles["style"])) + tuple(d.get(k) for k in rest)
         lines.setdefault(key, []).append((conv(x), p5, p50, p95))
     dims = [roles["color"], roles["style"]] + rest
+    drawn = {}  # (x, p50) series -> label of the first line drawn with it
     for key in sorted(lines, key=lambda k: [sort_key(v) for v in k]):
         pts = sorted(lines[key])
         cval, sval = key[0], key[1]
         label = ", ".join(shown(dim, v) for dim, v in zip(dims, key) if dim is not None) or "p50"
         c = colours.get(cval, "C0")
+        series = tuple((p[0], p[2]) for p in pts)
+        if series in drawn:
+            # A line on top of another hides it: say so in the legend, and draw it hollow and dashed
+            # so that both stay visible.
+            label += f" (same p50 as {drawn[series]})"
+            ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="o", markersize=6, markerfacecolor="none",
+                    color=c, linestyle=(0, (4, 3)), label=label)
+            continue
+        drawn[series] = label
         ax.fill_between([p[0] for p in pts], [p[1] for p in pts], [p[3] for p in pts], color=c, alpha=0.15,
                         linewidth=0)
         ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="o", markersize=3.5, color=c,
@@ -210,7 +234,7 @@ def draw(a):
         if kind == "cat":
             ax.set_xticks(range(len(cats)))
             ax.set_xticklabels(cats)
-        elif a.logx:
+        elif use_logx(a, [conv(r[1]) for r in rows]):
             ax.set_xscale("log")
             ax.xaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))
         if a.logy:

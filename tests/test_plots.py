@@ -145,6 +145,25 @@ def check_probe(w, script, real):
     reals = [l for l in fig.axes[0].get_lines() if l.get_gid() == "real"]
     check(len(reals) == 2 and all(l.get_color() == "#333333" for l in reals), "untied real logs' colour")
     check_clear(fig)
+    check_probe_same(w, script)
+
+
+def check_probe_same(w, script):
+    """Two variants with the same trials (a kernel change that changes nothing, as reload-32q's
+    5.6 and 5.7): the second curve would lie exactly on the first; it is dashed and its legend
+    entry says "(same ECDF as a)"."""
+    with open(w("same.jsonl"), "w") as f:
+        f.write('{"record":"header","schema":"nvmesim.trials/1","scenario":{"name":"same"}}\n')
+        for name in ("a", "b"):
+            for k in range(20):
+                f.write('{"record":"trial","variant":"%s","trial":%d,"status":"ok","probe_ns":%d,'
+                        '"critical_path_ns":%d,"phases":[]}\n' % (name, k, (77 + k) * 1000000, (77 + k) * 1000000))
+    run([PY, script, w("same.jsonl"), "--layout", "single", "-o", w("same.png")])
+    steps = [l for l in figure().axes[0].get_lines() if l.get_gid() is None]
+    labels = [l.get_label() for l in steps]
+    check(len(steps) == 2 and "same ECDF" not in labels[0] and labels[1].endswith("(same ECDF as a)"),
+          f"identical ECDFs {labels}")
+    check(steps[0].get_linestyle() != steps[1].get_linestyle(), "the second identical ECDF is not dashed")
 
 
 def check_deltas(w, script):
@@ -214,12 +233,47 @@ def check_sweep(w, script):
     run([PY, script, w("merged.json"), "--x", "/controllers/0/enable_latency", "-o", w("c.png")])
     fig = figure()
     lines = [l for l in fig.axes[0].get_lines() if l.get_gid() is None]
+    # 5.7's wait sleeps in usleep_range (an hrtimer), which HZ does not touch, and the same seed
+    # draws the same device: its HZ 1000 line lies on its HZ 100 line, and its legend says so.
     check([l.get_label() for l in lines] == ["kernel 5.6, HZ 100", "kernel 5.6, HZ 1000", "kernel 5.7, HZ 100",
-                                             "kernel 5.7, HZ 1000"], f"lines {[l.get_label() for l in lines]}")
+                                             "kernel 5.7, HZ 1000 (same p50 as kernel 5.7, HZ 100)"],
+          f"lines {[l.get_label() for l in lines]}")
     check(lines[0].get_color() == lines[1].get_color() != lines[2].get_color(), "colour by kernel")
     check(lines[0].get_linestyle() != lines[1].get_linestyle() and
           lines[0].get_linestyle() == lines[2].get_linestyle(), "line style by HZ")
+    # The enable latency is a logspace axis (100 us to 1 s: four decades): log x by default,
+    # linear only when asked.
+    check(fig.axes[0].get_xscale() == "log", f"default x scale {fig.axes[0].get_xscale()}")
     check_clear(fig)
+    run([PY, script, w("merged.json"), "--x", "/controllers/0/enable_latency", "--linx", "-o", w("l.png")])
+    check(figure().axes[0].get_xscale() == "linear", "--linx")
+    # HZ 100 and 1000 span one decade: linear by default.
+    run([PY, script, w("merged.json"), "--x", "/host/hz", "-o", w("h.png")])
+    check(figure().axes[0].get_xscale() == "linear", "HZ axis linear")
+    check_same_curves(w, script)
+
+
+def check_same_curves(w, script):
+    """Two lines with the same p50 at every x: the second says so in its legend entry and is
+    drawn hollow and dashed, so that neither hides the other without a word."""
+    with open(w("merged.json")) as f:
+        base = json.load(f)
+    doc = dict(base)
+    pts = []
+    for p in base["points"]:
+        q = json.loads(json.dumps(p))
+        if q["parameters"].get("/host/kernel") == "5.7":
+            twin = [r for r in base["points"] if r["parameters"].get("/host/kernel") == "5.6" and
+                    all(r["parameters"][k] == v for k, v in q["parameters"].items() if k != "/host/kernel")]
+            q["variants"] = json.loads(json.dumps(twin[0]["variants"]))
+        pts.append(q)
+    doc["points"] = pts
+    with open(w("same.json"), "w") as f:
+        json.dump(doc, f)
+    run([PY, script, w("same.json"), "--x", "/controllers/0/enable_latency", "--facet", "/host/hz",
+         "-o", w("s.png")])
+    labels = [l.get_label() for l in figure().axes[0].get_lines() if l.get_gid() is None]
+    check(labels == ["kernel 5.6", "kernel 5.7 (same p50 as kernel 5.6)"], f"identical curves {labels}")
 
 
 def check_predict(w, script):
