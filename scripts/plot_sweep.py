@@ -17,7 +17,8 @@ numerically, releases such as 5.10 after 5.9). Legends sit beside the axes, neve
 Axis labels come from the parameter's name and unit. --real draws a measured value or band.
 The x axis is logarithmic when its values are positive and span two decades or more (a logspace
 axis), linear otherwise; --logx and --linx choose. A line whose p50 equals an earlier line's at
-every x is drawn hollow and dashed, and its legend entry says "(same p50 as ...)".
+every x, or within half a percent of the panel's height of it, is drawn hollow and dashed, and its
+legend entry says "(same p50 as ...)" or "(within D ms of ...)".
 
 Examples:
   /usr/bin/python3 scripts/plot_sweep.py merged.json --x /controllers/0/enable_latency -o sweep.png
@@ -149,6 +150,20 @@ def x_axis(raw_x, ptr):
     return "cat", lambda v: cats.index(str(v)), name_of(ptr), cats
 
 
+def overlapped(series, drawn, near_ms):
+    """' (same p50 as L)' when an earlier line L has this (x, p50) series, ' (within D ms of L)'
+    when it has the same x values and every p50 within near_ms (it would be drawn on top of L),
+    else ''."""
+    if series in drawn:
+        return f" (same p50 as {drawn[series]})"
+    for other, label in drawn.items():
+        if [x for x, _ in other] == [x for x, _ in series]:
+            d = max(abs(a - b) for (_, a), (_, b) in zip(other, series))
+            if d <= near_ms:
+                return f" (within {d:.3g} ms of {label})"
+    return ""
+
+
 def use_logx(a, xs):
     """--logx, --linx, or by default log when every x is > 0 and max/min >= 100 (two decades)."""
     if a.logx or a.linx:
@@ -193,16 +208,19 @@ def draw_facet(ax, rows, roles, rest, conv, colours, styles):
         lines.setdefault(key, []).append((conv(x), p5, p50, p95))
     dims = [roles["color"], roles["style"]] + rest
     drawn = {}  # (x, p50) series -> label of the first line drawn with it
+    ys = [r[3] for r in rows]
+    near_ms = 0.005 * (max(ys) - min(ys)) if ys else 0.0  # half a percent of the panel's height
     for key in sorted(lines, key=lambda k: [sort_key(v) for v in k]):
         pts = sorted(lines[key])
         cval, sval = key[0], key[1]
         label = ", ".join(shown(dim, v) for dim, v in zip(dims, key) if dim is not None) or "p50"
         c = colours.get(cval, "C0")
         series = tuple((p[0], p[2]) for p in pts)
-        if series in drawn:
+        under = overlapped(series, drawn, near_ms)
+        if under:
             # A line on top of another hides it: say so in the legend, and draw it hollow and dashed
             # so that both stay visible.
-            label += f" (same p50 as {drawn[series]})"
+            label += under
             ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="o", markersize=6, markerfacecolor="none",
                     color=c, linestyle=(0, (4, 3)), label=label)
             continue

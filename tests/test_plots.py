@@ -274,6 +274,19 @@ def check_same_curves(w, script):
          "-o", w("s.png")])
     labels = [l.get_label() for l in figure().axes[0].get_lines() if l.get_gid() is None]
     check(labels == ["kernel 5.6", "kernel 5.7 (same p50 as kernel 5.6)"], f"identical curves {labels}")
+    # One panel, 5.6 and 5.7 at HZ 100 and 1000 (p50s from about 6 to 217 ms). 5.7's HZ 1000 line,
+    # equal to its HZ 100 line in the real sweep, moved 0.5 ms up: below half a percent of the
+    # panel's height (0.005 x ~211 = ~1.05 ms), so still drawn on top of it, and said.
+    near = json.loads(json.dumps(base))
+    for q in near["points"]:
+        if q["parameters"]["/host/kernel"] == "5.7" and q["parameters"]["/host/hz"] == 1000:
+            q["variants"][0]["summary"]["probe_ms"]["p50"] += 0.5
+    with open(w("near.json"), "w") as f:
+        json.dump(near, f)
+    run([PY, script, w("near.json"), "--x", "/controllers/0/enable_latency", "-o", w("n.png")])
+    labels = [l.get_label() for l in figure().axes[0].get_lines() if l.get_gid() is None]
+    check(labels == ["kernel 5.6, HZ 100", "kernel 5.6, HZ 1000", "kernel 5.7, HZ 100",
+                     "kernel 5.7, HZ 1000 (within 0.5 ms of kernel 5.7, HZ 100)"], f"near curves {labels}")
 
 
 def check_predict(w, script):
