@@ -27,6 +27,11 @@ DESCRIPTION = ("One trial as a Gantt chart per controller: phases, CSTS reads an
                "states, admin commands, and the dmesg lines.")
 
 
+
+def plural(n, word):
+    """'1 sleep', '2 sleeps', '0 sleeps'."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
 def add_args(ap):
     ap.add_argument("run", metavar="RUN.json", help="nvmesim run output (.json timeline with events)")
     ap.add_argument("--trial", type=int, required=True, metavar="K", help="trial index")
@@ -60,7 +65,7 @@ def draw_phases(ax, y, phases, end_ms):
         ax.broken_barh([(s, max(e - s, end_ms * 1e-4))], (y[(p["ctrl"], "phases")] - H / 2, H),
                        facecolors=PHASE_COLORS.get(p["name"], "#cccccc"), edgecolor="grey", linewidth=0.5)
         if e - s > end_ms * 0.04:
-            ax.text((s + e) / 2, y[(p["ctrl"], "phases")], f"{p['name']} ({p['polls']} polls, {p['sleeps']} sleeps)",
+            ax.text((s + e) / 2, y[(p["ctrl"], "phases")], f"{p['name']} ({plural(p['polls'], 'poll')}, {plural(p['sleeps'], 'sleep')})",
                     ha="center", va="center", fontsize=7)
 
 
