@@ -107,7 +107,7 @@ const std::vector<PciFunction>& nvme_system::functions_of(const TrialRequest& re
   if (functions_.size() <= req.variant_index) functions_.resize(req.variant_index + 1);
   std::vector<PciFunction>& fns = functions_[req.variant_index];
   if (fns.empty())
-    for (const ControllerParams& c : req.variant->controllers) fns.push_back(PciFunction{c.pci_id, c.pci_address, true});
+    for (const ControllerParams& c : req.variant->controllers) fns.push_back(PciFunction{c.pci_id, c.pci_address, c.flr});
   return fns;
 }
 

@@ -61,7 +61,7 @@ struct DriverOutcome {
 struct PciFunction {
   std::string pci_id;   ///< "vvvv:dddd", lower case (quirk tables match it)
   std::string address;  ///< "0000:00:04.0" (Linux prints it in `pci function ...`)
-  bool flr = true;      ///< Function Level Reset capability (PCIe Device Capabilities FLR); the model's device has it
+  bool flr = true;      ///< Function Level Reset capability (PCIe Device Capabilities FLR; controllers[].flr)
 };
 
 /// State one boot shares across all functions and drivers; the platform clears it at each boot

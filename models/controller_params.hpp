@@ -56,6 +56,10 @@ struct ControllerParams {
   std::string label;                       ///< the scenario's `name` for this entry
   std::string pci_id = "1d0f:8061";        ///< vendor:device
   std::string pci_address = "0000:00:04.0";///< printed in `pci function ...`
+  /// The function has the Function Level Reset capability (PCIe Device Capabilities FLR). Without
+  /// it Linux 6.17+ cannot reset the function after a failed disable wait and the probe fails
+  /// (linux-readiness.md section 6).
+  bool flr = true;
   int64_t clock_period_ps = 2000;          ///< controller clock (500 MHz)
   uint32_t read_cycles = 16;               ///< cycles from a register read's arrival to its completion
   uint32_t write_cycles = 4;               ///< cycles from a register write's arrival to its effect

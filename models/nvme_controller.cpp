@@ -336,10 +336,12 @@ void nvme_controller::enable(const regs::Cc& cc, int64_t t_ps) {
   const int64_t media = draw_ps(Draw::media);
   const double cfs_u = streams_[static_cast<size_t>(Draw::cfs_on_enable)].next_uniform();
   // The controller checks its configuration when enabled (nvme-registers.md): MPS within
-  // MPSMIN..MPSMAX, page-aligned ASQ/ACQ, non-zero queue sizes. A bad one ends in CFS.
+  // MPSMIN..MPSMAX, CC.CSS in CAP.CSS, page-aligned ASQ/ACQ, non-zero queue sizes. A bad one
+  // ends in CFS.
   std::string bad;
   const regs::Aqa aqa_fields = regs::Aqa::decode(aqa());
   if (cc.mps < p_->cap.mpsmin || cc.mps > p_->cap.mpsmax) bad = "CC.MPS outside CAP.MPSMIN..MPSMAX";
+  else if (!regs::cc_css_supported(cc.css, p_->cap.css)) bad = "CC.CSS not supported by CAP.CSS";
   else if (!regs::queue_base_aligned(asq()) || !regs::queue_base_aligned(acq())) bad = "ASQ/ACQ not 4 KiB aligned";
   else if (aqa_fields.asqs == 0 || aqa_fields.acqs == 0) bad = "AQA queue size zero";
   if (!bad.empty()) {

@@ -123,6 +123,26 @@ struct Field {
   constexpr uint64_t put(uint64_t v) const { return detail::place(v, lo, width); }
 };
 
+/// CAP.CSS bits (NVMe Base 2.x, figure "Offset 0h: CAP"): NVM command set, the I/O command sets, no
+/// I/O command set (admin only).
+inline constexpr uint8_t kCapCssNvm = 0x01;
+inline constexpr uint8_t kCapCssIoCommandSets = 0x40;
+inline constexpr uint8_t kCapCssAdminOnly = 0x80;
+/// CC.CSS values: 000b NVM, 110b all supported I/O command sets, 111b admin command set only.
+inline constexpr uint8_t kCcCssNvm = 0;
+inline constexpr uint8_t kCcCssAllIoCommandSets = 6;
+inline constexpr uint8_t kCcCssAdminOnly = 7;
+/// Whether a controller with CAP.CSS = `cap_css` supports CC.CSS = `cc_css` (each value needs its
+/// CAP.CSS bit; the other values are reserved). NVMe Base 2.x, CC.CSS.
+constexpr bool cc_css_supported(uint8_t cc_css, uint8_t cap_css) {
+  switch (cc_css) {
+    case kCcCssNvm: return (cap_css & kCapCssNvm) != 0;
+    case kCcCssAllIoCommandSets: return (cap_css & kCapCssIoCommandSets) != 0;
+    case kCcCssAdminOnly: return (cap_css & kCapCssAdminOnly) != 0;
+    default: return false;
+  }
+}
+
 /// CC.SHN shutdown notification values (bits 15:14).
 enum class Shn : uint8_t { none = 0, normal = 1, abrupt = 2 };
 

@@ -83,6 +83,10 @@ const Section<regs::Cap>& cap_section() {
        K::integer("mqes", 1, 65535, dflt("1023"), "entries", "CAP.MQES, maximum queue entries, 0's based",
                   to(&regs::Cap::mqes)),
        K::integer("dstrd", 0, 15, dflt("0"), "", "CAP.DSTRD, doorbell stride 2^(2+dstrd) bytes", to(&regs::Cap::dstrd)),
+       K::integer("css", 1, 255, dflt("1"), "bits",
+                  "CAP.CSS, command sets supported: bit 0 NVM, bit 6 I/O command sets (Linux 5.10+ then writes "
+                  "CC.CSS 6), bit 7 admin only; an enable whose CC.CSS is not supported ends in CFS",
+                  to(&regs::Cap::css)),
        K::boolean("nssrs", dflt("false"), "CAP.NSSRS, NVM subsystem reset supported", to(&regs::Cap::nssrs)),
        K::integer("mpsmin", 0, 15, dflt("0"), "", "CAP.MPSMIN, smallest page 2^(12+mpsmin) bytes",
                   to(&regs::Cap::mpsmin)),
@@ -211,6 +215,10 @@ const Section<ControllerEntry>& controller_section() {
        KC::string("pci_address", computed("`0000:NN:00.0`, NN = 4 + index in hex"),
                   "printed in `pci function ...`; with `count`, the copies add `+1`, `+2`, ...",
                   to(&ControllerEntry::pci_address)),
+       KC::boolean("flr", dflt("true"),
+                   "the function has the PCIe Function Level Reset capability (Device Capabilities FLR); without it "
+                   "6.17's reset and retry of a failed disable wait is skipped and the probe fails",
+                   to(&ControllerEntry::flr)),
        KC::row("clock", "frequency, e.g. `\"500MHz\"` (Hz, kHz, MHz, GHz)", dflt("\"500MHz\""), "",
                "controller clock: every device-side change happens on a rising edge", read_clock),
        KC::integer("read_cycles", 0, 1'000'000, dflt("16"), "controller cycles",

@@ -9,18 +9,21 @@
 // from tests/golden/small.json (boot.probe_start_s 1.0, init_to_probe 1 ms, link one_way 450 ns,
 // Gen3 x4, 500 MHz = 2 ns cycles, read 16 / write 4 cycles, enable_latency 1500 us, HZ 250):
 // - dmesg: "[    1.000000]" driver init; "[    1.001000] ... pci function 0000:01:00.0" = 1.0 s +
-//   init_to_probe 1 ms; the queues line at 1.0 s + the probe time (5.6: 109.068 ms, 5.7: 3.165 ms).
+//   init_to_probe 1 ms; the queues line at 1.0 s + the probe time (5.6: 109.068 ms, 5.7: 3.167 ms).
 // - a CSTS read takes 946 ns: 2 x 450 ns one way + 16 cycles x 2 ns = 932 ns, plus the TLP
 //   serialisation of a read request and a 4-byte completion at ~3.94 GB/s (~13 ns) and the wait for
 //   the next controller clock edge; a posted write costs the host 7 ns.
-// - the enabling CC write is issued at 1004.773 us and takes effect 471 ns later (450 ns one way +
-//   ~13 ns TLP + 4 cycles x 2 ns) at 1005.244 us ("state enabling", CC_EN 0->1 in the VCD at
-//   #1005244000 ps); RDY=1 exactly 1500 us later at 2505.244 us (counter RDY 0->1, VCD CSTS_RDY).
+// - the enable starts at 1004.773 us with the CAP re-read of 5.4+ (linux-readiness.md section 6):
+//   CAP (951 ns) and CAP+4 (946 ns); the enabling CC write is issued at 1004.773 + 1.897 =
+//   1006.670 us and takes effect 466 ns later (450 ns one way + the TLP + the next controller clock
+//   edge + 4 cycles x 2 ns) at 1007.136 us ("state enabling", CC_EN 0->1 in the VCD at
+//   #1007136000 ps); RDY=1 exactly 1500 us later at 2507.136 us (counter RDY 0->1, VCD CSTS_RDY).
 // - the disable wait finds RDY=0 at its first read (handoff disabled): 1 poll, 0 sleeps.
 // - 5.7: usleep_range(1000, 2000) on an idle NOHZ CPU wakes at its hard expiry: exactly 2000 us
-//   (wakeup_latency 0), then the second read sees RDY=1 (3005.732 > 2505.244).
+//   (wakeup_latency 0), then the second read sees RDY=1 (3007.624 > 2507.136).
 // - 5.6: msleep(100) at HZ=250 asks for 25+1 jiffies and sleeps 104-108 ms
-//   (reference/linux-readiness.md section 4): 107903.131 us.
+//   (reference/linux-readiness.md section 4): 107901.239 us, ending on the same tick as before the
+//   CAP re-read moved its start by 1.892 us (the probe stays 109.068 ms).
 // - admin: identify 100 us, set_features 10 us, create_io_cq/sq 20 us each, each plus 928 ns of
 //   SQE fetch, CQE post and clock edges; 1 I/O queue ("1/0/0 default/read/poll queues", cpus 1).
 // - the VCD's host_state follows HostState: 1 init_to_probe, 2 pci_enable, 3 disable_wait,
@@ -133,8 +136,8 @@ TEST_CASE("golden trace - VCD - dmesg of a small fixed scenario", "[outputs][gol
   CHECK(d.find("[    1.001000] nvme nvme0: pci function 0000:01:00.0\n") != std::string::npos);
   CHECK(d.find("nvme nvme0: 1/0/0 default/read/poll queues") != std::string::npos);
   const std::string v = slurp("gold_w.vcd");
-  CHECK(v.find("#1005244000\n1") != std::string::npos);  // CC.EN 0->1 at 1005.244 us
-  CHECK(v.find("#2505244000\n1") != std::string::npos);  // RDY 0->1 1500 us later
+  CHECK(v.find("#1007136000\n1") != std::string::npos);  // CC.EN 0->1 at 1007.136 us
+  CHECK(v.find("#2507136000\n1") != std::string::npos);  // RDY 0->1 1500 us later
   for (const char* f : {"gold_t.json", "gold_w.vcd", "gold_d.txt"}) std::remove(f);
 }
 
@@ -159,11 +162,11 @@ TEST_CASE("the trace follows the trace event rules - one track per controller an
   CHECK(threads.size() == 4);
   CHECK(threads[{1, 1}] == "host: nvme0 probe");
   CHECK(threads[{1, 2}] == "nvme0 device (ebs-root)");
-  // Complete events per trial: host track 1 trial + 4 phases + 2 sleeps + 27 MMIO accesses (CSTS,
-  // CAP, CAP+4, VS; CC + 2 CSTS; AQA, ASQ, ASQ+4, ACQ, ACQ+4; CC + 2 CSTS; 6 admin commands x 2
-  // doorbells: identify, set features, 2 queue pairs x create CQ/SQ) and 6 admin commands on the
-  // device track = 40; 3 trials x 2 variants.
-  CHECK(x == 3 * 2 * 40);
+  // Complete events per trial: host track 1 trial + 4 phases + 2 sleeps + 29 MMIO accesses (CSTS,
+  // CAP, CAP+4, VS; CC + 2 CSTS; AQA, ASQ, ASQ+4, ACQ, ACQ+4; the enable's CAP re-read of 5.4+
+  // (CAP, CAP+4), CC + 2 CSTS; 6 admin commands x 2 doorbells: identify, set features, 2 queue
+  // pairs x create CQ/SQ) and 6 admin commands on the device track = 42; 3 trials x 2 variants.
+  CHECK(x == 3 * 2 * 42);
   // Counters: one at each trial start plus one per state change (resetting, disabled, enabling,
   // ready) per trial and variant.
   CHECK(c == 3 * 2 * 5);

@@ -49,19 +49,26 @@ const Expect kRows[] = {
     // release    poll    deadline        timeout          CRIME                  CC sequence          warn  jiffy  fs613  csts   queues shutdown         ids model  flr
     // Section 6 splits 4.8-5.3 by the delay quirk's history: 4.8-4.9 2 ids, 2000 ms, not at the
     // first probe; 4.10 every disable; 4.13 4 ids; 4.14 5 ids and 2300 ms; 4.19 section 2's six.
-    {"4.8", "4.9", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 2, false, false, 2000, false},
+    // Section 6: 4.8 has no all-ones test in its wait loop (4.9 has): 4.8 is a row of its own.
+    {"4.8", "4.8", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 2, false, false, 2000, false},
+    {"4.9", "4.9", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 2, false, false, 2000, false},
     {"4.10", "4.12", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 2, false, false, 2000, true},
     {"4.13", "4.13", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 4, false, false, 2000, true},
     {"4.14", "4.18", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 5, false, false, 2300, true},
     {"4.19", "4.20", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, false, W::msleep_loop, 6, false, false},
     // Section 6: the queues line from 5.0 (not 5.4).
-    {"5.0", "5.6", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, true, W::msleep_loop, 6, false, false},
-    {"5.7", "5.17", kUr, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, true, true, W::msleep_loop, 6, false, false},
+    {"5.0", "5.3", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, true, W::msleep_loop, 6, false, false},
+    // Section 6: the enable re-reads CAP from 5.4; CC.CSS from CAP.CSS from 5.10.
+    {"5.4", "5.6", kMs100, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, false, true, W::msleep_loop, 6, false, false},
+    {"5.7", "5.9", kUr, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, true, true, W::msleep_loop, 6, false, false},
+    {"5.10", "5.17", kUr, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, true, true, W::msleep_loop, 6, false, false},
     {"5.18", "5.18", kUr, D::half_jiffies, T::cap_to, C::never, S::single_write, false, true, false, true, true, W::msleep_loop, 7, false, false},
     // Section 6: CRIME only with CRWMS and CRIMS from 5.19 (not CRIMS alone).
     {"5.19", "6.1", kUr, D::half_jiffies, T::crto_instead, C::if_crwms_and_crims, S::en0_readback, false, true, false, true, true, W::msleep_loop, 6, true, false},
     {"6.2", "6.5", kUr, D::whole_seconds, T::crto_instead, C::if_crwms_and_crims, S::en0_readback, false, true, false, true, true, W::wait_ready, 6, true, false},
-    {"6.6", "6.11", kUr, D::whole_seconds, T::crto_max, C::if_crwms_and_crims, S::en0_readback_cap, true, true, false, true, true, W::wait_ready, 6, true, false},
+    // 6.9: "D3 entry latency set to" (section 6: by 6.12, likely 6.9) splits 6.6-6.11.
+    {"6.6", "6.8", kUr, D::whole_seconds, T::crto_max, C::if_crwms_and_crims, S::en0_readback_cap, true, true, false, true, true, W::wait_ready, 6, true, false},
+    {"6.9", "6.11", kUr, D::whole_seconds, T::crto_max, C::if_crwms_and_crims, S::en0_readback_cap, true, true, false, true, true, W::wait_ready, 6, true, false},
     // Section 6: the CC read-back goes in 6.12 (not 6.19); FLR and one retry from 6.17 (not 6.19).
     {"6.12", "6.12", kUr, D::whole_seconds, T::crto_max, C::never, S::en0_cap, true, false, false, true, true, W::wait_ready, 6, true, false},
     {"6.13", "6.16", kUr, D::whole_seconds, T::crto_max, C::never, S::en0_cap, true, false, true, true, true, W::wait_ready, 6, true, false},
@@ -109,6 +116,40 @@ TEST_CASE("the profile table has the reference's rows - 4.8 through 6.19", "[pro
   const auto& t = kernel_profiles();
   REQUIRE(t.size() == std::size(kRows));
   for (size_t i = 0; i < t.size(); ++i) check_row(t[i], kRows[i]);
+}
+
+namespace {
+// Section 6's facts that hold over a span of releases: the field is true from `from` to `to`
+// (inclusive) and false in every other release of the table.
+struct Span {
+  const char* field;
+  bool KernelProfile::*member;
+  const char* from;
+  const char* to;
+};
+const Span kSpans[] = {
+    {"queues_line", &KernelProfile::queues_line, "5.0", "6.19"},            // "exists from 5.0 (not 5.4)"
+    {"all_ones_in_loop", &KernelProfile::all_ones_in_loop, "4.9", "6.19"},  // "4.8 has no all-ones test"
+    {"flr_retry", &KernelProfile::flr_retry, "6.17", "6.19"},               // "mainline from 6.17"
+    {"enable_reads_cap", &KernelProfile::enable_reads_cap, "5.4", "6.19"},            // "from 5.4 ... re-reading CAP"
+    {"admin_queue_reads_cap", &KernelProfile::admin_queue_reads_cap, "4.8", "4.8"},   // "4.8 re-reads CAP"
+    {"css_from_cap", &KernelProfile::css_from_cap, "5.10", "6.19"},                   // "from 5.10 CC.CSS is written as 6"
+    {"rtd3e_shutdown_timeout", &KernelProfile::rtd3e_shutdown_timeout, "4.14", "6.19"},  // "from 4.14/4.15"
+    {"probe_failure_message", &KernelProfile::probe_failure_message, "4.8", "6.1"},   // "exists up to 6.1"
+    {"d3_latency_message", &KernelProfile::d3_latency_message, "6.9", "6.19"},        // "by 6.12 (likely 6.9)"
+};
+}  // namespace
+
+TEST_CASE("section 6's spans of releases - every release from 4.8 to 6.19", "[profiles]") {
+  for (const auto& span : kSpans) {
+    INFO(span.field);
+    const int from = KernelVersion::parse(span.from).release_key(), to = KernelVersion::parse(span.to).release_key();
+    for (const auto& r : supported_releases()) {
+      INFO(r);
+      const int k = KernelVersion::parse(r).release_key();
+      CHECK(prof(r.c_str()).*span.member == (k >= from && k <= to));
+    }
+  }
 }
 
 TEST_CASE("every release selects its row - first - last and patch levels", "[profiles]") {
@@ -185,9 +226,14 @@ TEST_CASE("nvmesim profiles lists every release - text and JSON", "[profiles][cl
   CHECK(j["rows"][0]["delay_quirk_ids"] == nlohmann::json::array({"1c58:0003", "1c5f:0540"}));
   CHECK(j["rows"].back()["delay_quirk_ms"] == 2300);
   CHECK(j["rows"].back()["delay_quirk_first_probe"] == true);
-  CHECK_THAT(text, Catch::Contains("\n4.8     4.8-4.9 "));
+  CHECK_THAT(text, Catch::Contains("\n4.8     4.8           "));  // a row of its own (section 6)
+  CHECK(j["rows"][0]["all_ones_in_loop"] == false);
+  CHECK(j["rows"][1]["all_ones_in_loop"] == true);
   CHECK_THAT(text, Catch::Contains("\n6.17    6.17-6.19 "));  // FLR from 6.17 (section 6)
   CHECK_THAT(text, Catch::Contains("2000ms 2 ids, not at first probe"));
+  // The legend says what "CRTO first" is and that it follows cc_sequence (section 6: 5.19-6.5).
+  CHECK_THAT(text, Catch::Contains("en0_readback (CRTO first: CRTO read before the first\nCC write"));
+  CHECK_THAT(text, Catch::Contains("an override of cc_sequence moves it too"));
 }
 
 TEST_CASE("docs/profiles.md holds the output of nvmesim profiles", "[profiles][docs]") {
@@ -249,7 +295,9 @@ TEST_CASE("host.overrides sets every named field of a profile", "[profiles][scen
       "enable_timeout": "crto_max", "crime": "never", "cc_sequence": "en0_cap", "crto_warning": true,
       "msleep_extra_jiffy": false, "fsleep_613": true, "csts_in_message": false, "queues_line": false,
       "shutdown_wait": "wait_ready", "delay_quirk_ids": ["144D:A808"], "delay_quirk_model_rule": false,
-      "flr_retry": true, "delay_quirk_ms": 2000, "delay_quirk_first_probe": false}})J");
+      "flr_retry": true, "delay_quirk_ms": 2000, "delay_quirk_first_probe": false, "all_ones_in_loop": false,
+      "enable_reads_cap": false, "admin_queue_reads_cap": true, "css_from_cap": false, "rtd3e_shutdown_timeout": false,
+      "probe_failure_message": false, "d3_latency_message": true}})J");
   const KernelProfile& p = sc.variants[0].host.profile;
   CHECK(p.poll == SleepPolicy::msleep(10));
   CHECK(p.shutdown_poll == SleepPolicy::usleep_range(100, 200));
@@ -268,6 +316,13 @@ TEST_CASE("host.overrides sets every named field of a profile", "[profiles][scen
   CHECK(p.flr_retry);
   CHECK(p.delay_quirk_ms == 2000);
   CHECK_FALSE(p.delay_quirk_first_probe);
+  CHECK_FALSE(p.all_ones_in_loop);  // 6.1's row has it
+  CHECK_FALSE(p.enable_reads_cap);   // ... and each of these the other way
+  CHECK(p.admin_queue_reads_cap);
+  CHECK_FALSE(p.css_from_cap);
+  CHECK_FALSE(p.rtd3e_shutdown_timeout);
+  CHECK_FALSE(p.probe_failure_message);
+  CHECK(p.d3_latency_message);
   CHECK_THAT(error_of(R"({"overrides": {"delay_quirk_ms": 60001}})"), Catch::Contains("/host/overrides/delay_quirk_ms"));
   // Unknown fields and values are errors that list what is allowed.
   CHECK_THAT(error_of(R"({"overrides": {"enable_timout": "cap_to"}})"),

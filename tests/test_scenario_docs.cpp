@@ -54,7 +54,7 @@ TEST_CASE("The key tables list every key the loader accepts, and only those", "[
   // A few rows per section, each a key the loader reads (tests/test_scenario.cpp and
   // test_profiles.cpp exercise them).
   for (const char* row : {"| `kernel` |", "| `hz` |", "| `driver` |", "| `flr_retry` |", "| `skip_admin_queue` |",
-                          "| `write_stall` |", "| `pci_id` |", "| `crwms` |", "| `crimt` |", "| `create_queue` |",
+                          "| `write_stall` |", "| `pci_id` |", "| `flr` |", "| `css` |", "| `css_from_cap` |", "| `crwms` |", "| `crimt` |", "| `create_queue` |",
                           "| `rtd3e` |", "| `stuck_ready` |", "| `probe_start_s` |", "| `variants` |"})
     CHECK_THAT(md, Catch::Contains(row));
   // Each table is the check: a key it lacks is an error naming the allowed keys.
@@ -103,6 +103,7 @@ TEST_CASE("The documented defaults are the values a scenario without the keys ge
   CHECK(c.vs.mnr == 4);
   CHECK(c.io_queues == 2);
   CHECK(c.pci_id == "1d0f:8061");
+  CHECK(c.flr);  // the function has the FLR capability
   CHECK(sc.seed == 1);
   CHECK(sc.trials == 1);
   CHECK(sc.probe_start_s == 0);

@@ -42,11 +42,18 @@ ojson row_json(const KernelProfile& p) {
   j["enable_timeout"] = key_of(p.enable_timeout);
   j["crime"] = key_of(p.crime);
   j["cc_sequence"] = key_of(p.cc_sequence);
+  j["enable_reads_cap"] = p.enable_reads_cap;
+  j["admin_queue_reads_cap"] = p.admin_queue_reads_cap;
+  j["css_from_cap"] = p.css_from_cap;
+  j["rtd3e_shutdown_timeout"] = p.rtd3e_shutdown_timeout;
   j["crto_warning"] = p.crto_warning;
   j["msleep_extra_jiffy"] = p.timer.msleep_extra_jiffy;
   j["fsleep_613"] = p.timer.fsleep_613;
   j["csts_in_message"] = p.csts_in_message;
+  j["all_ones_in_loop"] = p.all_ones_in_loop;
   j["queues_line"] = p.queues_line;
+  j["probe_failure_message"] = p.probe_failure_message;
+  j["d3_latency_message"] = p.d3_latency_message;
   j["shutdown_wait"] = key_of(p.shutdown_wait);
   j["delay_quirk_ids"] = p.delay_quirk_ids;
   j["delay_quirk_ms"] = p.delay_quirk_ms;
@@ -91,13 +98,18 @@ void print_profiles_table(std::ostream& out) {
   }
   out << "\nrow: the table row (host/kernel_profile.cpp); deadline: half_jiffies = jiffies + (TO+1)*HZ/2,\n"
          "whole_seconds = jiffies + ((TO+1)/2)*HZ; enable timeout: cap_to = CAP.TO, crto_instead = CRTO field\n"
-         "when CAP.CRWMS, crto_max = max(CAP.TO, CRTO field), +warn = \"bad crto\" once; CC sequence: single_write,\n"
-         "en0_readback (EN=0 write, CC read), en0_readback_cap (+ CAP read), en0_cap (CAP read, no CC read),\n"
+         "when CAP.CRWMS, crto_max = max(CAP.TO, CRTO field), +warn = \"bad crto\" once; CC sequence (from 5.4\n"
+         "each starts with a CAP re-read): single_write, en0_readback (CRTO first: CRTO read before the first\n"
+         "CC write, then EN=0 write, CC read), en0_readback_cap (EN=0 write, CC read, CAP read, then CRTO),\n"
+         "en0_cap (EN=0 write, CAP read, then CRTO; no CC read); CRTO is read only with CAP.CRWMS and a CRTO\n"
+         "rule; the CRTO-first order goes with en0_readback, so an override of cc_sequence moves it too;\n"
          "+flr = FLR and one retry when the disable wait fails; CRIME: when CC.CRIME is set (CRIMS = CAP.CRIMS,\n"
          "both = CAP.CRWMS and CAP.CRIMS); jiffy+: msleep adds a jiffy; quirk rules: the delay quirk's\n"
          "msleep (ms) after the disable write (never on a shutdown), its PCI ids (+ beyond 4.19's six),\n"
          "\"not at first probe\" = only later disables (reset), and the model-string rule. Override any\n"
-         "field under host.overrides with the names of `nvmesim profiles --json`.\n";
+         "field under host.overrides with the names of `nvmesim profiles --json`, which also has the fields\n"
+         "this table leaves out (all_ones_in_loop, enable_reads_cap, admin_queue_reads_cap, css_from_cap,\n"
+         "rtd3e_shutdown_timeout, probe_failure_message, d3_latency_message, ...).\n";
 }
 
 }  // namespace nvmesim

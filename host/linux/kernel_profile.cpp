@@ -70,15 +70,28 @@ const std::vector<KernelProfile>& kernel_profiles() {
   static const std::vector<KernelProfile> table = [] {
     std::vector<KernelProfile> t;
     KernelProfile p;
-    // 4.8 - 4.9: msleep(100) polls, half-jiffies deadline from CAP.TO, one CC write, the shutdown's
-    // own msleep(100) loop; no queues line (it starts at 5.0, section 6). The delay quirk (section 6):
-    // msleep(2000), two ids, and only on disables after the I/O tag set exists (not the first probe).
+    // 4.8: msleep(100) polls, half-jiffies deadline from CAP.TO, one CC write, the shutdown's own
+    // msleep(100) loop; no queues line (it starts at 5.0, section 6); no all-ones test in the wait
+    // loop (section 6). The delay quirk (section 6): msleep(2000), two ids, and only on disables
+    // after the I/O tag set exists (not the first probe).
     p.first = "4.8";
-    p.last = "4.9";
+    p.last = "4.8";
     p.queues_line = false;
+    p.all_ones_in_loop = false;
+    p.enable_reads_cap = false;      // the enable uses the CAP of the probe (5.4 re-reads it)
+    p.admin_queue_reads_cap = true;  // section 6: 4.8 reads CAP again in the admin-queue setup
+    p.css_from_cap = false;          // CC.CSS 0 (NVM) up to 5.9
+    p.rtd3e_shutdown_timeout = false;  // 4.8 - 4.13: the module parameter alone
     p.delay_quirk_ids = {"1c58:0003", "1c5f:0540"};
     p.delay_quirk_ms = 2000;
     p.delay_quirk_first_probe = false;
+    t.push_back(p);
+    // 4.9: the wait loop fails at once with -ENODEV when CSTS reads all ones; CAP is read once
+    // before the disable.
+    p.first = "4.9";
+    p.last = "4.9";
+    p.all_ones_in_loop = true;
+    p.admin_queue_reads_cap = false;
     t.push_back(p);
     // 4.10 - 4.12: the quirk delays every disable, the first probe's included.
     p.first = "4.10";
@@ -90,9 +103,11 @@ const std::vector<KernelProfile>& kernel_profiles() {
     p.last = "4.13";
     p.delay_quirk_ids = {"1c58:0003", "1c5f:0540", "144d:a821", "144d:a822"};
     t.push_back(p);
-    // 4.14 - 4.18: NVME_QUIRK_DELAY_AMOUNT becomes 2300 ms; 1c58:0023 gets the quirk.
+    // 4.14 - 4.18: NVME_QUIRK_DELAY_AMOUNT becomes 2300 ms; 1c58:0023 gets the quirk; Identify
+    // RTD3E sets the shutdown timeout (section 6: clamp from 4.14/4.15; the table takes 4.14).
     p.first = "4.14";
     p.last = "4.18";
+    p.rtd3e_shutdown_timeout = true;
     p.delay_quirk_ids = {"1c58:0003", "1c58:0023", "1c5f:0540", "144d:a821", "144d:a822"};
     p.delay_quirk_ms = 2300;
     t.push_back(p);
@@ -102,16 +117,26 @@ const std::vector<KernelProfile>& kernel_profiles() {
     p.last = "4.20";
     p.delay_quirk_ids = base_delay_quirk_ids();
     t.push_back(p);
-    // 5.0 - 5.6: the "%d/%d/%d default/read/poll queues" line (section 6: from 5.0, not 5.4).
+    // 5.0 - 5.3: the "%d/%d/%d default/read/poll queues" line (section 6: from 5.0, not 5.4).
     p.first = "5.0";
-    p.last = "5.6";
+    p.last = "5.3";
     p.queues_line = true;
     t.push_back(p);
-    // 5.7 - 5.17: usleep_range(1000, 2000) (the 2020 change) and ", CSTS=0x%x" in the message.
+    // 5.4 - 5.6: nvme_enable_ctrl starts by re-reading CAP (section 6).
+    p.first = "5.4";
+    p.last = "5.6";
+    p.enable_reads_cap = true;
+    t.push_back(p);
+    // 5.7 - 5.9: usleep_range(1000, 2000) (the 2020 change) and ", CSTS=0x%x" in the message.
     p.first = "5.7";
-    p.last = "5.17";
+    p.last = "5.9";
     p.poll = SleepPolicy::usleep_range(1000, 2000);
     p.csts_in_message = true;
+    t.push_back(p);
+    // 5.10 - 5.17: CC.CSS = 6 when CAP.CSS advertises the I/O command sets (bit 6), else 0 (section 6).
+    p.first = "5.10";
+    p.last = "5.17";
+    p.css_from_cap = true;
     t.push_back(p);
     // 5.18: 144d:a808 carries the delay quirk too (+2.3 s on many Samsung 970 EVO Plus boots).
     p.first = "5.18";
@@ -130,9 +155,11 @@ const std::vector<KernelProfile>& kernel_profiles() {
     p.crime = CrimeRule::if_crwms_and_crims;
     p.cc_sequence = CcSequence::en0_readback;
     t.push_back(p);
-    // 6.2 - 6.5: whole-second deadlines; the shutdown uses nvme_wait_ready (usleep_range).
+    // 6.2 - 6.5: whole-second deadlines; the shutdown uses nvme_wait_ready (usleep_range); a
+    // failed probe returns its error without "Removing after probe failure" (section 6).
     p.first = "6.2";
     p.last = "6.5";
+    p.probe_failure_message = false;
     p.deadline = DeadlineForm::whole_seconds;
     p.shutdown_wait = ShutdownWait::wait_ready;
     p.shutdown_poll = SleepPolicy::usleep_range(1000, 2000);
@@ -140,10 +167,16 @@ const std::vector<KernelProfile>& kernel_profiles() {
     // 6.6 - 6.11: max(CAP.TO, CRTO) with the "bad crto" warning once; CAP re-read after the first
     // CC write, CRTO read after it.
     p.first = "6.6";
-    p.last = "6.11";
+    p.last = "6.8";
     p.enable_timeout = EnableTimeout::crto_max;
     p.cc_sequence = CcSequence::en0_readback_cap;
     p.crto_warning = true;
+    t.push_back(p);
+    // 6.9 - 6.11: "D3 entry latency set to %u seconds" instead of "Shutdown timeout set to"
+    // (section 6: by 6.12, likely 6.9; the table takes 6.9, docs/profiles.md says why).
+    p.first = "6.9";
+    p.last = "6.11";
+    p.d3_latency_message = true;
     t.push_back(p);
     // 6.12: CRIME never set; no CC read-back in the enable (section 6: removed in 6.12, not 6.19);
     // msleep loses its extra jiffy.

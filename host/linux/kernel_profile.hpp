@@ -115,12 +115,39 @@ struct KernelProfile {
   EnableTimeout enable_timeout = EnableTimeout::cap_to;
   CrimeRule crime = CrimeRule::never;
   CcSequence cc_sequence = CcSequence::single_write;
+  /// nvme_enable_ctrl starts by reading CAP again (two 32-bit reads) before it uses CAP.MPSMIN and
+  /// CAP.TO (5.4+; linux-readiness.md section 6).
+  bool enable_reads_cap = true;
+  /// The admin-queue configuration reads CAP again after nvme_pci_enable's read, before VS (4.8
+  /// only; section 6).
+  bool admin_queue_reads_cap = false;
+  /// CC.CSS is 6 (all I/O command sets) when CAP.CSS has bit 6 (CAP bit 43), else 0 (NVM) (5.10+);
+  /// false: always 0 (section 6).
+  bool css_from_cap = true;
+  /// Identify RTD3E sets the shutdown timeout: clamp(RTD3E in whole seconds, module parameter, 60)
+  /// (4.14+; the reference says 4.14/4.15, the table takes 4.14); false: the module parameter alone
+  /// (4.8 - 4.13, section 6).
+  bool rtd3e_shutdown_timeout = true;
   bool crto_warning = false;         ///< prints "bad crto:%x cap:%llx" once when the CRTO field < CAP.TO (6.6+)
   /// The release's timer rules: msleep_extra_jiffy (before 6.12), fsleep_613 (6.13+). The timer
   /// model reads them from here (their only home); host.overrides spells them as plain keys.
   TimerRules timer;
   bool csts_in_message = false;      ///< "Device not ready; aborting ..., CSTS=0x%x" (5.7+)
+  /// nvme_wait_ready ends at once with -ENODEV when CSTS reads all ones (4.9+). 4.8 (false) has no
+  /// such test: all ones is tested like any value, so a vanished device makes the disable wait
+  /// (RDY=0 wanted) poll to its deadline and the enable wait (RDY=1 wanted) succeed at once; the
+  /// admin commands then time out. The all-ones check at the start of nvme_pci_enable is there in
+  /// every release (linux-readiness.md section 6).
+  bool all_ones_in_loop = true;
   bool queues_line = true;           ///< prints "D/R/P default/read/poll queues" (5.0+; section 6)
+  /// Prints "Removing after probe failure status: %d" when the probe fails (up to 6.1; from 6.2
+  /// the probe returns the error and the line is gone; linux-readiness.md section 6).
+  bool probe_failure_message = true;
+  /// When RTD3E raises the shutdown timeout: "D3 entry latency set to %u seconds" (true, from 6.9)
+  /// instead of "Shutdown timeout set to %u seconds" (false). Section 6 has the new text by 6.12,
+  /// "likely 6.9"; the rewording was posted to linux-nvme on 7 March 2024, after the nvme pull for
+  /// the 6.9 merge window, for the 6.9 fixes: the table takes 6.9 (docs/profiles.md).
+  bool d3_latency_message = false;
   ShutdownWait shutdown_wait = ShutdownWait::msleep_loop;
   /// PCI ids ("vvvv:dddd", lower case) with NVME_QUIRK_DELAY_BEFORE_CHK_RDY: msleep(delay_quirk_ms)
   /// after the disable CC write, before the RDY=0 wait; never on enable or shutdown (before 6.2 the

@@ -63,7 +63,9 @@ void linux_driver::run(HostAction action) {
 void linux_driver::message(const std::string& text) { host().message(text); }
 
 void linux_driver::fail(ProbeStatus status, int errno_value) {
-  if (host().detailed()) message("Removing after probe failure status: " + std::to_string(-errno_value));
+  // Up to 6.1 the reset work's error path logs the status; from 6.2 the probe returns it silently.
+  if (host().params().profile.probe_failure_message && host().detailed())
+    message("Removing after probe failure status: " + std::to_string(-errno_value));
   host().finish(status);
 }
 
@@ -109,7 +111,9 @@ bool linux_driver::pci_enable() {
     return false;
   }
   read_cap();
-  // nvme_pci_configure_admin_queue: NVMe 1.1+ with NSSRS: clear a latched NSSRO.
+  // nvme_pci_configure_admin_queue (4.8: reads CAP again first): NVMe 1.1+ with NSSRS: clear a
+  // latched NSSRO.
+  if (host().params().profile.admin_queue_reads_cap) read_cap();
   const regs::Vs vs = regs::Vs::decode(host().read32(regs::kVs, "VS"));
   if ((vs.mjr > 1 || (vs.mjr == 1 && vs.mnr >= 1)) && cap_.nssrs) {
     const uint32_t csts = host().read32(regs::kCsts, "CSTS");
@@ -152,6 +156,7 @@ bool linux_driver::enable(const PhaseNames& names) {
   // nvme_enable_ctrl: the release's CC write sequence, timeout rule, then wait for RDY=1.
   const size_t ph = host().open_phase(*names.enable);
   host().set_state(HostState::enable_wait);
+  if (host().params().profile.enable_reads_cap) read_cap();  // 5.4+: CAP again, before MPSMIN and TO
   const int bad_mps = host().params().bad_config.mps;
   const unsigned mps = bad_mps >= 0 ? static_cast<unsigned>(bad_mps) : 0;  // NVME_CTRL_PAGE_SHIFT 12
   if (cap_.mpsmin > mps) {
@@ -181,7 +186,9 @@ bool linux_driver::enable(const PhaseNames& names) {
 
 regs::Cc linux_driver::enable_config(unsigned mps) const {
   regs::Cc cc;
-  cc.css = 0;  // NVM command set
+  // 5.10+: all I/O command sets (6) when CAP.CSS bit 6 says the controller has them, else NVM (0).
+  const bool io_sets = host().params().profile.css_from_cap && (cap_.css & regs::kCapCssIoCommandSets);
+  cc.css = io_sets ? regs::kCcCssAllIoCommandSets : regs::kCcCssNvm;
   cc.mps = static_cast<uint8_t>(mps);
   cc.ams = 0;     // round robin
   cc.iosqes = 6;  // 64-byte SQEs
@@ -269,11 +276,12 @@ void linux_driver::read_identify_controller() {
   if (vid == kDelayQuirkModelVendor && model == kDelayQuirkModel) model_quirk_ = true;
   const uint32_t rtd3e_us = regs::le32(id + regs::identify::kRtd3eOffset);
   shutdown_timeout_s_ = h.shutdown_timeout_s;
-  if (rtd3e_us) {
+  if (rtd3e_us && h.profile.rtd3e_shutdown_timeout) {  // 4.14+; 4.8 - 4.13 keep the module parameter
     const uint32_t whole_s = rtd3e_us / 1000000;
     shutdown_timeout_s_ = std::min<uint32_t>(std::max(whole_s, h.shutdown_timeout_s), 60);
     if (shutdown_timeout_s_ != h.shutdown_timeout_s && host().detailed())
-      message("Shutdown timeout set to " + std::to_string(shutdown_timeout_s_) + " seconds");
+      message((h.profile.d3_latency_message ? "D3 entry latency set to " : "Shutdown timeout set to ") +
+              std::to_string(shutdown_timeout_s_) + " seconds");
   }
 }
 

@@ -48,7 +48,7 @@ int linux_driver::wait_ready(uint64_t timeout, bool seconds, uint32_t mask, uint
   else if (prof.deadline == DeadlineForm::half_jiffies) s.deadline.amount = deadline_half_jiffies(0, timeout, hz);
   else s.deadline.amount = deadline_whole_seconds_jiffies(0, timeout, hz);
   s.sleep = prof.poll;
-  s.all_ones = WaitSpec::AllOnes::fail;
+  s.all_ones = prof.all_ones_in_loop ? WaitSpec::AllOnes::fail : WaitSpec::AllOnes::test;  // 4.8: no test
   s.op = op;
   s.message = prof.csts_in_message ? not_ready_csts : not_ready;
   const WaitResult r = wait_until_ready(host(), s, phase);
