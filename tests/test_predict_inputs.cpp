@@ -1,0 +1,68 @@
+// Bad inputs of `nvmesim predict` (the attack campaign's findings on issues 13 and 14): what-ifs
+// for another driver, what-if names that read as an observed host, a what-if host the simulator
+// stops on, hand-edited particles outside the prior, and --set of a nested key. Each is exit 2
+// naming the option or the file and JSON pointer, never exit 4 at a temporary file.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "core/json_text.hpp"
+#include "fit/predict.hpp"
+#include "support.hpp"
+
+using namespace nvmesim;
+using oj = nlohmann::ordered_json;
+
+namespace {
+
+// The shipped posterior of the two AWS boots: observed hosts amzn-5.6 and amzn-5.7.
+const std::string kPosterior = std::string(NVMESIM_SOURCE_DIR) + "/tests/data/fit/aws-c5.12xlarge.posterior.json";
+
+oj posterior() { return parse_json_text(read_text_file(kPosterior), kPosterior); }
+
+std::string tmp(const std::string& name) { return "/tmp/nvmesim-test-" + name + "-" + std::to_string(::getpid()) + ".json"; }
+
+}  // namespace
+
+TEST_CASE("predict: a what-if for another driver is exit 2 where the driver is given, not run with Linux's keys",
+          "[fit][predict][inputs]") {
+  // The what-if would inherit kernel, hz, tick, highres and wakeup_latency from the observed host.
+  auto r = test::run_capture("predict " + kPosterior + " --kernel 5.7 --set /host/driver=freebsd --draws 10 --trials 1");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--set /host/driver=freebsd: what-if \"5.7 driver=freebsd\": host.driver \"freebsd\" "
+                                    "is not predicted: predict runs the Linux driver only"));
+  const std::string wf = tmp("whatif-driver");
+  test::spit(wf, R"({"whatifs": [{"name": "bsd", "host": {"driver": "freebsd", "release": "13.1+"}}]})");
+  r = test::run_capture("predict " + kPosterior + " --whatif " + wf + " --draws 10 --trials 1");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(wf + ": /whatifs/0/host/driver: what-if \"bsd\": host.driver \"freebsd\" is not predicted"));
+  // "linux" spelt out is the driver predict runs.
+  test::spit(wf, R"({"whatifs": [{"name": "linux 5.7", "host": {"driver": "linux", "kernel": "5.7"}}]})");
+  r = test::run_capture("predict " + kPosterior + " --whatif " + wf + " --draws 10 --trials 1");
+  CHECK(r.status == 0);
+  std::remove(wf.c_str());
+}
+
+TEST_CASE("predict: a what-if named \"\" or like an observed host is exit 2 at its name", "[fit][predict][inputs]") {
+  const std::string wf = tmp("whatif-names");
+  test::spit(wf, R"({"whatifs": [{"name": "", "host": {"kernel": "5.7"}}]})");
+  auto r = test::run_capture("predict " + kPosterior + " --whatif " + wf);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(wf + ": /whatifs/0/name: a what-if needs a name that is not empty"));
+  // The reference row reads "amzn-5.6 (observed)": a what-if "amzn-5.6" (or "amzn-5.7", the other
+  // observed host) would read as that host's own result.
+  for (const char* name : {"amzn-5.6", "amzn-5.7"}) {
+    test::spit(wf, std::string(R"({"whatifs": [{"name": ")") + name + R"(", "host": {"kernel": "6.6"}}]})");
+    r = test::run_capture("predict " + kPosterior + " --whatif " + wf);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains(wf + ": /whatifs/0/name: \"" + name + "\" is the name of an observed host"));
+  }
+  std::remove(wf.c_str());
+}
