@@ -1,3 +1,4 @@
+#include <cctype>
 #include <ostream>
 
 #include "cli/cli.hpp"
@@ -177,6 +178,27 @@ std::vector<WhatIf> whatifs_of(const po::variables_map& vm, const PosteriorModel
   return ws;
 }
 
+// Does `text` name host key `key` (as host.KEY or /host/KEY, not as the start of a longer key)?
+bool names_key(const std::string& text, const std::string& key) {
+  for (const std::string& form : {"host." + key, "/host/" + key})
+    for (size_t at = text.find(form); at != std::string::npos; at = text.find(form, at + 1)) {
+      const size_t end = at + form.size();
+      if (end == text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) return true;
+    }
+  return false;
+}
+
+// A simulator child stopped on an input error (a safety limit such as host.max_events_per_trial,
+// reached by a what-if's host): exit 2 naming the what-ifs that give the key it names, and where.
+InputError refused_error(const SimulatorRefused& e, const std::vector<WhatIf>& ws) {
+  std::string who;
+  for (size_t i = 1; i < ws.size(); ++i)
+    for (const auto& [key, origin] : ws[i].given)
+      if (names_key(e.detail, key)) who += (who.empty() ? "" : "; ") + origin + " (what-if \"" + ws[i].name + "\")";
+  if (who.empty()) return InputError("predict: the simulator stopped on a host of this prediction: " + e.detail);
+  return InputError("predict: " + who + ": the simulator stopped: " + e.detail);
+}
+
 }  // namespace
 
 int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
@@ -227,7 +249,12 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
   if (vm.count("out")) f = std::make_unique<AtomicFile>(vm["out"].as<std::string>());
   std::string table;
   StopSignals stop_signals;  // SIGINT/SIGTERM: the children stop, the temporary folder goes, exit 130/143
-  const oj doc = run_predict(p, ws, o, table);
+  oj doc;
+  try {
+    doc = run_predict(p, ws, o, table);
+  } catch (const SimulatorRefused& e) {
+    throw refused_error(e, ws);
+  }
   if (stop_requested()) throw Interrupted(stop_signal());
   out << table;
   if (f) {

@@ -66,3 +66,46 @@ TEST_CASE("predict: a what-if named \"\" or like an observed host is exit 2 at i
   }
   std::remove(wf.c_str());
 }
+
+TEST_CASE("predict: a what-if host the simulator stops on is exit 2 naming the --set, not exit 4 with fit:",
+          "[fit][predict][inputs]") {
+  // host.max_events_per_trial 10: the probe makes more than 10 MMIO accesses and sleeps, so the
+  // simulator child stops the trial (exit 2 in `nvmesim run`). It was an internal error (exit 4)
+  // starting "fit: the simulator failed on a chunk" and naming the temporary chunk file.
+  const auto r = test::run_capture("predict " + kPosterior + " --kernel 5.7 --set /host/max_events_per_trial=10 --draws 10 --trials 1");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("nvmesim: error: predict: --set /host/max_events_per_trial=10 (what-if \"5.7 "
+                                      "max_events_per_trial=10\"): the simulator stopped: trial stopped: the trial made "
+                                      "more than 10 MMIO accesses and sleeps"));
+  CHECK_THAT(r.err, !Catch::Contains("nvmesim-fit-") && !Catch::Contains("fit:"));
+}
+
+TEST_CASE("predict: a posterior particle outside the fit's prior is exit 2 at its pointer", "[fit][predict][inputs]") {
+  // disable_latency.sigma (parameter 1 of the device block) has the prior [0.05, 1.5]; 1e5 reached
+  // the simulator as a lognormal sigma it refuses (exit 4, "fit: ..."). Its median (parameter 0,
+  // prior [1e-6, 10] s) at 1e250 s likewise.
+  const std::string path = tmp("post-range");
+  struct Case {
+    size_t param;
+    double value;
+    const char* message;
+  };
+  const Case cases[] = {{1, 1e5, "/blocks/0/particles/3/1: 100000 is outside the prior of disable_latency.sigma, [0.05, 1.5]"},
+                        {0, 1e250, "/blocks/0/particles/3/0: 1e+250 is outside the prior of disable_latency.median, [1e-06, 10]"},
+                        {0, 0.999e-6, "/blocks/0/particles/3/0: 9.99e-07 is outside the prior of disable_latency.median"}};
+  for (const Case& c : cases) {
+    oj doc = posterior();
+    doc["blocks"][0]["particles"][3][c.param] = c.value;
+    test::spit(path, doc.dump());
+    const auto r = test::run_capture("predict " + path + " --kernel 5.7 --draws 10 --trials 1");
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains(path + ": " + c.message));
+  }
+  // The prior's bounds themselves are inside (as fit writes 10^u for u at a bound).
+  oj doc = posterior();
+  doc["blocks"][0]["particles"][3][1] = 1.5;
+  doc["blocks"][0]["particles"][4][1] = 0.05;
+  const PosteriorModel p = parse_posterior(doc, "post.json");
+  CHECK(p.pops[0].u[3 * p.pops[0].d + 1] == Approx(std::log10(1.5)));
+  std::remove(path.c_str());
+}
