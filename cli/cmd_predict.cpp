@@ -60,8 +60,12 @@ void check_set_conflicts(const po::variables_map& vm) {
 // --set /host/KEY=VALUE on a what-if host (JSON, or a string when it is not JSON).
 void apply_set(WhatIf& w, const std::string& s) {
   const std::string key = set_key(s), val = s.substr(s.find('=') + 1);
-  if (key == "init_to_probe" || key.find('/') != std::string::npos)
-    throw InputError("--set " + s + ": /host/" + key + " cannot be set by a what-if (init_to_probe is fitted)");
+  if (key == "init_to_probe")
+    throw InputError("--set " + s + ": /host/init_to_probe cannot be set by a what-if (init_to_probe is fitted)");
+  if (key.find('/') != std::string::npos)
+    throw InputError("--set " + s + ": --set takes a key of host itself (/host/KEY=VALUE), not /host/" + key +
+                     "; give a key inside one of host's objects in a --whatif FILE, e.g. {\"whatifs\": [{\"name\": "
+                     "\"poll 1ms\", \"host\": {\"overrides\": {\"poll\": \"usleep_range(1000, 2000)\"}}}]}");
   oj v;
   try {
     v = oj::parse(val);

@@ -109,3 +109,17 @@ TEST_CASE("predict: a posterior particle outside the fit's prior is exit 2 at it
   CHECK(p.pops[0].u[3 * p.pops[0].d + 1] == Approx(std::log10(1.5)));
   std::remove(path.c_str());
 }
+
+TEST_CASE("predict: --set of a key inside host's objects is refused for what it is", "[fit][predict][inputs]") {
+  // It said "(init_to_probe is fitted)" for /host/overrides/poll.
+  auto r = test::run_capture("predict " + kPosterior + " --kernel 5.7 --set '/host/overrides/poll=\"msleep(1)\"'");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--set /host/overrides/poll=\"msleep(1)\": --set takes a key of host itself "
+                                    "(/host/KEY=VALUE), not /host/overrides/poll; give a key inside one of host's objects "
+                                    "in a --whatif FILE"));
+  CHECK_THAT(r.err, !Catch::Contains("init_to_probe"));
+  r = test::run_capture("predict " + kPosterior + " --kernel 5.7 --set /host/init_to_probe=1ms");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--set /host/init_to_probe=1ms: /host/init_to_probe cannot be set by a what-if "
+                                    "(init_to_probe is fitted)"));
+}
