@@ -246,6 +246,30 @@ TEST_CASE("fit: SIGTERM and SIGINT stop the children, remove the temporary folde
   }
 }
 
+TEST_CASE("fit observations: a filtered copy of a log or two filters of one boot are the same boot, exit 2 naming both",
+          "[fit][obs][inputs]") {
+  const std::string full = std::string(R"(["[    0.546936] )") + kInit + R"(", "[    0.764178] )" + kQueues +
+                           R"(", "[    0.768424]  nvme0n1: p1"])";
+  // `grep -v nvme0n1` of the same boot: its init and queues lines at the same microseconds.
+  const std::string filtered = std::string(R"(["[    0.546936] )") + kInit + R"(", "[    0.764178] )" + kQueues + R"("])";
+  CHECK_THAT(obs_error("[{\"host\": \"h\", \"text\": " + full + "}, {\"host\": \"h\", \"text\": " + filtered + "}]"),
+             Catch::Contains("obs.json: /logs/1: obs.json: /logs/1/text: the run at line 1 has the init, queues lines of the "
+                             "run at line 1 of /logs/0 (obs.json: /logs/0/text) at the same times: the same boot given twice"));
+  // The filtered copy first, the full log second: the same.
+  CHECK_THAT(obs_error("[{\"host\": \"h\", \"text\": " + filtered + "}, {\"host\": \"h\", \"text\": " + full + "}]"),
+             Catch::Contains("/logs/1/text: the run at line 1 has the init, queues lines of the run at line 1 of /logs/0"));
+  // Two filters of one boot that share only the queues line (`grep -e initcall -e queues` and
+  // `grep 'nvme0'`, whose run starts at the pci function line).
+  const std::string tail = std::string(R"(["[    0.760000] nvme nvme0: pci function 0000:00:04.0", "[    0.764178] )") +
+                           kQueues + R"(", "[    0.768424]  nvme0n1: p1"])";
+  CHECK_THAT(obs_error("[{\"host\": \"h\", \"text\": " + filtered + "}, {\"host\": \"h\", \"text\": " + tail + "}]"),
+             Catch::Contains("has the queues line of the run at line 1 of /logs/0 (obs.json: /logs/0/text) at the same time: "
+                             "the same boot given twice"));
+  // Two boots that share one line's time but not the other's are two runs.
+  const std::string other = std::string(R"(["[    0.546936] )") + kInit + R"(", "[    0.764179] )" + kQueues + R"("])";
+  CHECK(obs_error("[{\"host\": \"h\", \"text\": " + full + "}, {\"host\": \"h\", \"text\": " + other + "}]") == "no error");
+}
+
 TEST_CASE("fit --print-observations checks the log as fit does; options of the other mode are refused", "[fit][inputs]") {
   const std::string d = fresh_dir("fit-print");
   const std::string host = " --kernel 5.6 --hz 250 --tick nohz_idle --cpus 4";
