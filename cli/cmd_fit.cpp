@@ -65,6 +65,21 @@ void check_hosts(const Observations& obs) {
   }
 }
 
+// Options of the other mode are refused, never ignored: the host options describe a --log (an
+// observation file gives its hosts itself), and --print-observations writes nothing but stdout.
+void check_mode_options(const po::variables_map& vm) {
+  const bool given_log = vm.count("log") > 0;
+  for (const char* k : {"kernel", "uname-r", "hz", "tick", "cpus", "kind", "print-observations"})
+    if (!given_log && vm.count(k) && !vm[k].defaulted())
+      throw InputError(std::string("--") + k + " is an option of --log LOG; an observation file (OBS) gives its hosts "
+                       "and kinds in /hosts and /logs");
+  if (!vm.count("print-observations")) return;
+  for (const char* k : {"out", "scenario-out", "seed", "jobs", "particles", "trials-per-particle"})
+    if (vm.count(k) && !vm[k].defaulted())
+      throw InputError(std::string("--print-observations prints the observation file and stops: --") + k +
+                       " would be ignored; leave it out (or drop --print-observations to fit)");
+}
+
 double cpu_s(int who) {
   rusage ru{};
   ::getrusage(who, &ru);
@@ -95,8 +110,9 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ("hz", po::value<int>(), "--log: CONFIG_HZ")
       ("tick", po::value<std::string>(), "--log: nohz_idle or periodic")
       ("cpus", po::value<int>(), "--log: CPUs of the host")
-      ("kind", po::value<std::string>()->default_value("boot"), "--log: boot or module_reload")
-      ("print-observations", "--log: print the observation file and stop (a start for a file of your own)")
+      ("kind", po::value<std::string>()->default_value("boot"),
+       "--log: boot or module_reload (reset, `nvme reset`, is a kind of log not fitted yet)")
+      ("print-observations", "--log: check the log as fit does, print its observation file and stop (a start for a file of your own)")
       ("quiet,q", "no progress lines");
   const auto vm = parse_command(args, opts, "obs");
   if (vm.count("help")) {
@@ -107,14 +123,16 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const size_t nobs = vm.count("obs") ? vm["obs"].as<std::vector<std::string>>().size() : 0;
   if (nobs > 1) throw InputError("fit takes one OBS file");
   if ((nobs == 1) == (vm.count("log") == 1)) throw InputError("fit needs exactly one of OBS or --log LOG");
+  check_mode_options(vm);
   Observations obs;
   if (vm.count("log")) {
     const std::string text = one_log_observations(vm);
+    obs = parse_observations(text, "--log " + vm["log"].as<std::string>(), "");
     if (vm.count("print-observations")) {
+      check_hosts(obs);  // printed only once fit would take it
       out << text;
       return kExitOk;
     }
-    obs = parse_observations(text, "--log " + vm["log"].as<std::string>(), "");
   } else {
     obs = load_observations(vm["obs"].as<std::vector<std::string>>()[0]);
   }

@@ -1,3 +1,4 @@
+#include <cctype>
 #include <ostream>
 
 #include "cli/cli.hpp"
@@ -59,8 +60,12 @@ void check_set_conflicts(const po::variables_map& vm) {
 // --set /host/KEY=VALUE on a what-if host (JSON, or a string when it is not JSON).
 void apply_set(WhatIf& w, const std::string& s) {
   const std::string key = set_key(s), val = s.substr(s.find('=') + 1);
-  if (key == "init_to_probe" || key.find('/') != std::string::npos)
-    throw InputError("--set " + s + ": /host/" + key + " cannot be set by a what-if (init_to_probe is fitted)");
+  if (key == "init_to_probe")
+    throw InputError("--set " + s + ": /host/init_to_probe cannot be set by a what-if (init_to_probe is fitted)");
+  if (key.find('/') != std::string::npos)
+    throw InputError("--set " + s + ": --set takes a key of host itself (/host/KEY=VALUE), not /host/" + key +
+                     "; give a key inside one of host's objects in a --whatif FILE, e.g. {\"whatifs\": [{\"name\": "
+                     "\"poll 1ms\", \"host\": {\"overrides\": {\"poll\": \"usleep_range(1000, 2000)\"}}}]}");
   oj v;
   try {
     v = oj::parse(val);
@@ -68,7 +73,34 @@ void apply_set(WhatIf& w, const std::string& s) {
     v = val;
   }
   w.host.host[key] = v;
+  w.given.emplace_back(key, "--set " + s);
   w.name += " " + key + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+}
+
+// predict times Linux's probe (driver init to the queues line, the fit's forward model), and every
+// what-if starts from the observed host, whose kernel, hz, tick, highres and wakeup_latency are
+// Linux keys: a what-if for another driver would run with keys that driver does not have. Refused.
+void check_driver(const WhatIf& w, const std::string& origin) {
+  const auto it = w.host.host.find("driver");
+  if (it == w.host.host.end() || *it == "linux") return;
+  std::string at = origin;
+  for (const auto& [key, where] : w.given)
+    if (key == "driver") at = where;
+  throw InputError(at + ": what-if \"" + w.name + "\": host.driver " + it->dump() +
+                   " is not predicted: predict runs the Linux driver only (the fit's forward model is Linux's "
+                   "probe, driver init to the queues line, and every what-if inherits the observed host's Linux "
+                   "keys kernel, hz, tick, highres and wakeup_latency); leave host.driver out or give \"linux\"");
+}
+
+// A what-if's name tells it apart in the table, the JSON and the plot: not empty, and not the name
+// of an observed host (the reference row is "NAME (observed)"; a what-if "NAME" beside it would
+// read as that host's own result).
+std::string name_problem(const std::string& name, const PosteriorModel& p) {
+  if (name.empty()) return "a what-if needs a name that is not empty";
+  for (const SimHost& h : p.hosts)
+    if (h.name == name)
+      return "\"" + name + "\" is the name of an observed host; give the what-if a name of its own";
+  return "";
 }
 
 std::vector<WhatIf> whatifs_of(const po::variables_map& vm, const PosteriorModel& p) {
@@ -84,7 +116,7 @@ std::vector<WhatIf> whatifs_of(const po::variables_map& vm, const PosteriorModel
     if (ref == p.hosts.size()) throw InputError("--baseline: \"" + b + "\" is not an observed host (known: " + known + ")");
   }
   check_set_conflicts(vm);
-  std::vector<WhatIf> ws{{p.hosts[ref].name + " (observed)", p.hosts[ref]}};
+  std::vector<WhatIf> ws{{p.hosts[ref].name + " (observed)", p.hosts[ref], {}}};
   // What-ifs are told apart by name in the table, the JSON and the plot: a name given twice is
   // exit 2 naming where each came from.
   std::vector<std::string> origins{"the reference host"};
@@ -101,13 +133,24 @@ std::vector<WhatIf> whatifs_of(const po::variables_map& vm, const PosteriorModel
   const bool mods = vm.count("hz") || vm.count("tick") || vm.count("set");
   if (kernels.empty() && mods) kernels.push_back(p.hosts[ref].host["kernel"].get<std::string>());
   for (const auto& k : kernels) {
-    WhatIf w{k, p.hosts[ref]};
+    WhatIf w{k, p.hosts[ref], {}};
     w.host.host["kernel"] = k;
-    if (vm.count("hz")) w.host.host["hz"] = vm["hz"].as<int>(), w.name += " HZ=" + std::to_string(vm["hz"].as<int>());
-    if (vm.count("tick")) w.host.host["tick"] = vm["tick"].as<std::string>(), w.name += " " + vm["tick"].as<std::string>();
+    if (vm.count("kernel")) w.given.emplace_back("kernel", "--kernel " + k);
+    if (vm.count("hz")) {
+      w.host.host["hz"] = vm["hz"].as<int>(), w.name += " HZ=" + std::to_string(vm["hz"].as<int>());
+      w.given.emplace_back("hz", "--hz " + std::to_string(vm["hz"].as<int>()));
+    }
+    if (vm.count("tick")) {
+      w.host.host["tick"] = vm["tick"].as<std::string>(), w.name += " " + vm["tick"].as<std::string>();
+      w.given.emplace_back("tick", "--tick " + vm["tick"].as<std::string>());
+    }
     if (vm.count("set"))
       for (const auto& s : vm["set"].as<std::vector<std::string>>()) apply_set(w, s);
     w.host.name = w.name;
+    if (const std::string bad = name_problem(w.name, p); !bad.empty())
+      throw InputError("--kernel " + k + ": " + bad + " (a --kernel what-if is named by its release and options: "
+                       "name it in a --whatif FILE instead)");
+    check_driver(w, "--kernel " + k);
     check_whatif(w, p.link, "--kernel " + k);
     add(w, "--kernel " + k);
   }
@@ -121,18 +164,43 @@ std::vector<WhatIf> whatifs_of(const po::variables_map& vm, const PosteriorModel
       const JsonNode n = root.at("whatifs").at(i);
       n.require_object({"name", "host"});
       if (!n.has("name") || !n.has("host")) n.fail("needs \"name\" and \"host\" (the fields that differ from the reference host)");
-      WhatIf w{n.at("name").str(), p.hosts[ref]};
+      WhatIf w{n.at("name").str(), p.hosts[ref], {}};
+      if (const std::string bad = name_problem(w.name, p); !bad.empty()) n.at("name").fail(bad);
+      if (!n.at("host").json().is_object()) n.at("host").fail("must be an object: the host keys that differ from the reference host");
       for (const auto& [k, v] : n.at("host").json().items()) {
         if (k == "init_to_probe") n.at("host").at(k).fail("cannot be set by a what-if (init_to_probe is fitted)");
         w.host.host[k] = v;
+        w.given.emplace_back(k, f + ": " + n.at("host").at(k).ptr());
       }
       w.host.name = w.name;
+      check_driver(w, f + ": " + n.ptr());
       check_whatif(w, p.link, f + ": " + n.ptr());
       add(w, f + ": " + n.ptr() + "/name");
     }
   }
   if (ws.size() == 1) throw InputError("predict needs a what-if: --kernel K (with --hz, --tick, --set), or --whatif FILE");
   return ws;
+}
+
+// Does `text` name host key `key` (as host.KEY or /host/KEY, not as the start of a longer key)?
+bool names_key(const std::string& text, const std::string& key) {
+  for (const std::string& form : {"host." + key, "/host/" + key})
+    for (size_t at = text.find(form); at != std::string::npos; at = text.find(form, at + 1)) {
+      const size_t end = at + form.size();
+      if (end == text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) return true;
+    }
+  return false;
+}
+
+// A simulator child stopped on an input error (a safety limit such as host.max_events_per_trial,
+// reached by a what-if's host): exit 2 naming the what-ifs that give the key it names, and where.
+InputError refused_error(const SimulatorRefused& e, const std::vector<WhatIf>& ws) {
+  std::string who;
+  for (size_t i = 1; i < ws.size(); ++i)
+    for (const auto& [key, origin] : ws[i].given)
+      if (names_key(e.detail, key)) who += (who.empty() ? "" : "; ") + origin + " (what-if \"" + ws[i].name + "\")";
+  if (who.empty()) return InputError("predict: the simulator stopped on a host of this prediction: " + e.detail);
+  return InputError("predict: " + who + ": the simulator stopped: " + e.detail);
 }
 
 }  // namespace
@@ -185,7 +253,12 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
   if (vm.count("out")) f = std::make_unique<AtomicFile>(vm["out"].as<std::string>());
   std::string table;
   StopSignals stop_signals;  // SIGINT/SIGTERM: the children stop, the temporary folder goes, exit 130/143
-  const oj doc = run_predict(p, ws, o, table);
+  oj doc;
+  try {
+    doc = run_predict(p, ws, o, table);
+  } catch (const SimulatorRefused& e) {
+    throw refused_error(e, ws);
+  }
   if (stop_requested()) throw Interrupted(stop_signal());
   out << table;
   if (f) {

@@ -42,6 +42,15 @@ std::string slurp(const std::string& path) {
 
 int64_t floor_us(int64_t ns) { return ns / 1000 * 1000; }
 
+// A child's error message without "nvmesim: error: " and the chunk file's name, and without the
+// trailing newline.
+std::string child_detail(std::string text, const std::string& chunk) {
+  for (const std::string& prefix : {std::string("nvmesim: error: "), chunk + ": "})
+    if (text.compare(0, prefix.size(), prefix) == 0) text.erase(0, prefix.size());
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text.empty() ? "(no message)" : text;
+}
+
 // The integer after `key` at or after `pos` in `s`; moves pos past it.
 bool read_int_after(const std::string& s, size_t& pos, const char* key, int64_t& v) {
   const size_t p = s.find(key, pos);
@@ -101,7 +110,8 @@ oj chunk_scenario(const std::vector<SimJob>& jobs, size_t first, size_t count, s
   return sc;
 }
 
-void scan_trials(const std::string& text, size_t variants, size_t trials, std::vector<SimTrial>& out, size_t offset) {
+void scan_trials(const std::string& text, size_t variants, size_t trials, std::vector<SimTrial>& out, size_t offset,
+                 const std::string& tool) {
   size_t pos = 0, seen = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
@@ -113,30 +123,30 @@ void scan_trials(const std::string& text, size_t variants, size_t trials, std::v
     size_t p = 0, p2 = 0;
     int64_t v = 0, k = 0, probe = 0, pci = 0;
     if (!read_int_after(line, p, "\"variant\":\"v", v) || !read_int_after(line, p2, "\"trial\":", k))
-      throw std::runtime_error("fit: a trial record without variant and trial: " + line.substr(0, 200));
+      throw std::runtime_error(tool + ": a trial record without variant and trial: " + line.substr(0, 200));
     p = 0;
     if (static_cast<size_t>(v) >= variants || static_cast<size_t>(k) >= trials)
-      throw std::runtime_error("fit: a trial record out of range: " + line.substr(0, 200));
+      throw std::runtime_error(tool + ": a trial record out of range: " + line.substr(0, 200));
     SimTrial& t = out[offset + static_cast<size_t>(v) * trials + static_cast<size_t>(k)];
     t.ok = line.find("\"status\":\"ok\"", p) != std::string::npos;
     if (t.ok) {
       size_t q = p;
-      if (!read_int_after(line, q, "\"probe_ns\":", probe)) throw std::runtime_error("fit: a trial without probe_ns");
+      if (!read_int_after(line, q, "\"probe_ns\":", probe)) throw std::runtime_error(tool + ": a trial without probe_ns");
       const size_t pp = line.find("\"name\":\"pre_probe\"", q);
       size_t r = pp;
       if (pp == std::string::npos || !read_int_after(line, r, "\"end_ns\":", pci))
-        throw std::runtime_error("fit: a trial without its pre_probe phase");
+        throw std::runtime_error(tool + ": a trial without its pre_probe phase");
       t.queues_ns = floor_us(probe);
       t.pci_ns = floor_us(pci);
     }
     ++seen;
   }
   if (seen != variants * trials)
-    throw std::runtime_error("fit: a chunk gave " + std::to_string(seen) + " trials, expected " + std::to_string(variants * trials));
+    throw std::runtime_error(tool + ": a chunk gave " + std::to_string(seen) + " trials, expected " + std::to_string(variants * trials));
 }
 
-ForwardModel::ForwardModel(std::string exe, unsigned jobs, std::string link)
-    : exe_(std::move(exe)), link_(std::move(link)), jobs_(jobs ? jobs : 1) {
+ForwardModel::ForwardModel(std::string exe, unsigned jobs, std::string link, std::string tool)
+    : exe_(std::move(exe)), link_(std::move(link)), tool_(std::move(tool)), jobs_(jobs ? jobs : 1) {
   const char* tmp = std::getenv("TMPDIR");
   std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/nvmesim-fit-XXXXXX";
   std::vector<char> buf(templ.begin(), templ.end());
@@ -189,7 +199,7 @@ std::vector<SimTrial> ForwardModel::run(const std::vector<SimJob>& jobs, size_t 
   auto base = [&](const Chunk& c) { return dir_ + "/c" + std::to_string(c.id); };
   size_t next = 0, running = 0, done = 0;
   std::vector<Chunk*> live;
-  std::string failure;
+  std::string failure, refused;  // the first failing child's message; its detail when it exited 2
   while (done < chunks.size()) {
     while (failure.empty() && next < chunks.size() && running < jobs_) {
       Chunk& c = chunks[next++];
@@ -240,16 +250,21 @@ std::vector<SimTrial> ForwardModel::run(const std::vector<SimJob>& jobs, size_t 
       --running, ++done;
       const std::string b = base(c);
       if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        if (failure.empty()) failure = "fit: the simulator failed on a chunk (" + exe_ + "): " + slurp(b + ".err");
+        if (failure.empty()) {
+          const std::string text = slurp(b + ".err");
+          failure = tool_ + ": the simulator failed on a chunk (" + exe_ + "): " + text;
+          if (WIFEXITED(status) && WEXITSTATUS(status) == 2) refused = child_detail(text, b + ".json");
+        }
         if (next < chunks.size()) done += chunks.size() - next, next = chunks.size();
       } else if (failure.empty()) {
-        scan_trials(slurp(b + ".jsonl"), c.count, trials, out, c.first * trials);
+        scan_trials(slurp(b + ".jsonl"), c.count, trials, out, c.first * trials, tool_);
       }
       for (const char* ext : {".json", ".jsonl", ".err"}) ::unlink((b + ext).c_str());
       break;
     }
   }
   if (stop_requested()) throw Interrupted(stop_signal());  // a child stopped by the same signal
+  if (!refused.empty()) throw SimulatorRefused(failure, refused);
   if (!failure.empty()) throw std::runtime_error(failure);
   trials_ += jobs.size() * trials;
   processes_ += chunks.size();

@@ -5,6 +5,7 @@
 // process), --jobs at a time, and the trial lines are scanned for the times the fit compares.
 // Pure C++ (no SystemC here: the simulator runs in the child processes).
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -61,8 +62,9 @@ inline constexpr size_t kMaxChunkVariants = 1000;
 class ForwardModel {
  public:
   /// `exe`: the nvmesim binary (/proc/self/exe from the CLI); `jobs` >= 1 processes at a time;
-  /// `link`: bare-metal or vm-emulated.
-  ForwardModel(std::string exe, unsigned jobs, std::string link);
+  /// `link`: bare-metal or vm-emulated; `tool`: the command whose messages these are ("fit",
+  /// "predict"), the first word of every error.
+  ForwardModel(std::string exe, unsigned jobs, std::string link, std::string tool = "fit");
   ~ForwardModel();
   ForwardModel(const ForwardModel&) = delete;
   ForwardModel& operator=(const ForwardModel&) = delete;
@@ -70,7 +72,8 @@ class ForwardModel {
   /// Simulates every job for `trials` trials. Jobs are split into groups of at most `group`
   /// consecutive jobs; group g runs with scenario seed seeds[g] (so groups with different seeds
   /// do not share trial randomness; jobs of one group do). Returns jobs x trials results, row-major.
-  /// Throws std::runtime_error (exit 4) when a child fails, with its message; IoError when the
+  /// Throws SimulatorRefused when a child exits 2 (an input error of its chunk), std::runtime_error
+  /// (exit 4) when a child fails otherwise, with its message; IoError when the
   /// temporary folder cannot be used. When SIGINT or SIGTERM arrives under a StopSignals guard
   /// (core/signals.hpp), sends SIGTERM to the running children, waits for them and throws
   /// Interrupted; the destructor then removes the temporary folder with everything in it.
@@ -83,7 +86,7 @@ class ForwardModel {
 
  private:
   static void stop_children(std::vector<pid_t>& live);
-  std::string exe_, link_, dir_;
+  std::string exe_, link_, tool_, dir_;
   unsigned jobs_;
   uint64_t trials_ = 0, processes_ = 0, counter_ = 0;
 };
@@ -93,7 +96,20 @@ nlohmann::ordered_json chunk_scenario(const std::vector<SimJob>& jobs, size_t fi
                                       uint64_t seed, const std::string& link);
 
 /// Scans the JSON Lines trial records of `text` into out[variant * trials + trial].
-/// Throws std::runtime_error for a record it cannot read.
-void scan_trials(const std::string& text, size_t variants, size_t trials, std::vector<SimTrial>& out, size_t offset);
+/// Throws std::runtime_error for a record it cannot read, its message starting with `tool`.
+void scan_trials(const std::string& text, size_t variants, size_t trials, std::vector<SimTrial>& out, size_t offset,
+                 const std::string& tool = "fit");
+
+/// A simulator child that refused its chunk or stopped a trial with an input error (exit 2: a
+/// value outside what the scenario allows, or a safety limit such as host.max_events_per_trial).
+/// what(): "TOOL: the simulator failed on a chunk (EXE): " and the child's message; `detail`: the
+/// child's message alone, without "nvmesim: error: CHUNK.json: ". A caller that knows which of
+/// its inputs reach the child (predict's what-ifs) reports it as an input error; otherwise it is
+/// an internal error (exit 4) like any other child failure.
+struct SimulatorRefused : std::runtime_error {
+  SimulatorRefused(const std::string& what, std::string child_detail)
+      : std::runtime_error(what), detail(std::move(child_detail)) {}
+  std::string detail;
+};
 
 }  // namespace nvmesim

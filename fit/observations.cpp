@@ -90,15 +90,34 @@ void read_machine(const JsonNode& n, Observations& o) {
 
 // Two boots never print the same lines at the same microseconds: a run whose lines (kinds and
 // times) equal an earlier run's is the same evidence given twice (a log listed twice, or two
-// logs that overlap). Counting it twice would narrow every interval, so it is refused.
+// logs that overlap). So is a run whose every line kind that the earlier run also has is at the
+// same time there: a filtered copy of a log (a subset of its lines), or two filters of one boot's
+// log. Counting either twice would narrow the intervals (or make one boot two), so it is refused. Runs that share some lines' times but not all are two boots.
 void check_not_seen(const JsonNode& n, const Observations& o, const std::string& name, const LogRun& r) {
   for (const auto& q : o.runs) {
-    if (q.lines.has != r.has || q.lines.ns != r.ns) continue;
-    size_t k = 0;
-    while (!r.has[k]) ++k;
-    n.fail(name + ": the run at line " + std::to_string(r.line[k]) + " is the run at line " + std::to_string(q.lines.line[k]) +
-           " of /logs/" + std::to_string(q.log) + " (" + q.source + ") again: the same lines at the same times; " +
-           "each boot counts once, so list each log once (and logs that do not overlap)");
+    size_t common = 0;
+    bool same = true;
+    std::string kinds;
+    for (size_t k = 0; k < kBootLines; ++k) {
+      if (!q.lines.has[k] || !r.has[k]) continue;
+      same = same && q.lines.ns[k] == r.ns[k];
+      kinds += std::string(common++ ? ", " : "") + boot_line_name(static_cast<BootLine>(k));
+    }
+    if (common == 0 || !same) continue;
+    // Each run by its first line.
+    size_t rk = 0, qk = 0;
+    while (!r.has[rk]) ++rk;
+    while (!q.lines.has[qk]) ++qk;
+    const std::string r_at = std::to_string(r.line[rk]), q_at = std::to_string(q.lines.line[qk]);
+    if (q.lines.has == r.has)
+      n.fail(name + ": the run at line " + r_at + " is the run at line " + q_at + " of /logs/" + std::to_string(q.log) +
+             " (" + q.source + ") again: the same lines at the same times; each boot counts once, so list each log "
+             "once (and logs that do not overlap)");
+    n.fail(name + ": the run at line " + r_at + " has the " + kinds + " line" + (common > 1 ? "s" : "") +
+           " of the run at line " + q_at + " of /logs/" +
+           std::to_string(q.log) + " (" + q.source + ") at the same time" + (common > 1 ? "s" : "") +
+           ": the same boot given twice (a filtered copy of a log, or logs that overlap); each boot counts once, so "
+           "give each boot's lines in one log");
   }
 }
 

@@ -46,6 +46,16 @@ oj sample_summary(const std::vector<double>& x, size_t m, size_t t) {
 
 namespace {
 
+// fit writes a particle as 10^u for u in [log10 lo, log10 hi]: the round trip may leave it this far
+// (relative) outside [lo, hi].
+constexpr double kPriorSlack = 1e-9;
+
+std::string num_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
 // A key the posterior must have (fit writes it): an error naming the pointer, not a JSON exception.
 JsonNode need(const JsonNode& n, const char* key) {
   if (!n.json().is_object()) n.fail(std::string("must be an object, not ") + n.json().type_name());
@@ -134,7 +144,17 @@ Population read_block(const JsonNode& bn, const BlockSpec& want, BlockSpec& spec
   for (size_t i = 0; i < pop.n; ++i) {
     const JsonNode row = parts.at(i);
     if (row.array().size() != pop.d + pop.f) row.fail("must have one value per parameter and flag (" + std::to_string(pop.d + pop.f) + ")");
-    for (size_t a = 0; a < pop.d; ++a) pop.u.push_back(std::log10(row.at(a).number(1e-300, 1e300)));
+    for (size_t a = 0; a < pop.d; ++a) {
+      // A particle outside the fit's prior (a hand edit) would reach the simulator as a value it
+      // refuses, or one it was never meant to run: the simulator runs only inside this version's
+      // prior (block_specs: physically sensible ranges), whatever the file's "prior" says.
+      const ParamSpec& q = want.params[a];
+      const double v = row.at(a).number(1e-300, 1e300);
+      if (v < q.lo * (1 - kPriorSlack) || v > q.hi * (1 + kPriorSlack))
+        row.at(a).fail(num_text(v) + " is outside the prior of " + q.name + ", [" + num_text(q.lo) + ", " +
+                       num_text(q.hi) + "] (the posterior's particles lie inside it)");
+      pop.u.push_back(std::clamp(std::log10(v), std::log10(q.lo), std::log10(q.hi)));
+    }
     for (size_t a = 0; a < pop.f; ++a) pop.h.push_back(static_cast<int>(row.at(pop.d + a).integer(0, 1)));
     pop.w.push_back(ws.at(i).number(0, 1));
     sum += pop.w.back();
@@ -273,7 +293,7 @@ std::vector<double> paired(const std::vector<double>& a, const std::vector<doubl
 }  // namespace
 
 oj run_predict(const PosteriorModel& p, const std::vector<WhatIf>& whatifs, const PredictOptions& o, std::string& table) {
-  ForwardModel fm(o.exe, o.jobs, p.link);
+  ForwardModel fm(o.exe, o.jobs, p.link, "predict");
   const auto draws = draw_posterior(p, o.draws, o.seed);
   std::vector<SimHost> hosts;
   for (const auto& w : whatifs) hosts.push_back(w.host);

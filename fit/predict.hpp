@@ -4,6 +4,7 @@
 // (docs/fit.md, "predict"). Pure C++.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,9 @@ double percentile(std::vector<double> x, double q);
 struct WhatIf {
   std::string name;
   SimHost host;
+  /// The host keys this what-if gives and where each was given ("--set /host/hz=1000",
+  /// "W.json: /whatifs/0/host/hz"), for errors the simulator reports about them.
+  std::vector<std::pair<std::string, std::string>> given;
 };
 
 struct PredictOptions {

@@ -126,7 +126,7 @@ class nvme_host : public sc_core::sc_module {
   /// submit, then wait_cqe.
   std::optional<Completion> admin_cqe(CompletionWait how, int64_t timeout_ps, uint8_t opcode, uint32_t cdw10,
                                       uint32_t cdw11, uint64_t prp1, uint32_t nsid = 0);
-  /// wait_cqe's DW0 alone, whatever the status (the Linux driver's use; it reads no status yet).
+  /// wait_cqe's DW0 alone, whatever the status (the Linux driver's Delete I/O queue commands).
   std::optional<uint32_t> wait_completion(uint16_t cid, CompletionWait how, int64_t timeout_ps);
   /// submit, then wait_completion.
   std::optional<uint32_t> admin_command(CompletionWait how, int64_t timeout_ps, uint8_t opcode, uint32_t cdw10,

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "core/json_text.hpp"
@@ -11,18 +12,33 @@ using Node = JsonNode;
 
 namespace {
 
-// Is `ptr` (or a prefix of it) a location inside `patch`? Used to report variant errors at the
-// place in the file that caused them.
-bool patch_contains(const ojson& patch, const std::string& ptr) {
-  std::string p = ptr;
-  while (!p.empty()) {
+// Where the merged document's location `ptr` came from in `patch`: the pointer inside the patch
+// to report an error at, or nullopt when the base gave it. A merge patch merges objects key by
+// key and replaces anything else whole (RFC 7386): `ptr` is the patch's when the patch holds it,
+// or when it lies under a value the patch gives whole (an array, e.g. "controllers", or a scalar:
+// then the deepest location the patch has). Under an object the patch only merged into, a key
+// the patch does not hold is the base's (or a default).
+std::optional<std::string> patch_location(const ojson& patch, const std::string& ptr) {
+  if (ptr.empty()) return std::nullopt;  // the document's root: the base's
+  const ojson* cur = &patch;
+  std::string at;
+  bool whole = false;  // `at` lies inside an array the patch gives whole
+  for (size_t i = 0; i < ptr.size();) {
+    const size_t j = std::min(ptr.find('/', i + 1), ptr.size());
+    const std::string token = ptr.substr(i, j - i);  // "/key", escaped as in the pointer
+    if (!cur->is_object() && !cur->is_array()) return at;
+    const ojson* next = nullptr;
     try {
-      if (patch.contains(ojson::json_pointer(p))) return true;
+      next = &cur->at(ojson::json_pointer(token));
     } catch (const std::exception&) {
     }
-    p = p.substr(0, p.rfind('/'));
+    whole = whole || cur->is_array();
+    if (!next) return whole ? std::optional<std::string>(at) : std::nullopt;
+    cur = next;
+    at += token;
+    i = j;
   }
-  return false;
+  return at;
 }
 
 constexpr const char* kFixed[] = {"variants", "schema", "seed", "trials"};
@@ -108,9 +124,13 @@ void warn_dropped_controller_keys(const Node& v, const ojson& base, const ojson&
     if (!hit.empty())
       throw InputError(source, v.ptr() + "/set/" + escape_token(hit) + ptr.substr(hit.size()), e.message());
   }
-  if (patch_contains(patch, ptr)) throw InputError(source, v.ptr() + "/patch" + ptr, e.message());
+  if (const std::optional<std::string> at = patch_location(patch, ptr))
+    throw InputError(source, v.ptr() + "/patch" + *at,
+                     *at == ptr ? e.message() : "at " + ptr + " of the patched scenario: " + e.message());
+  // The location is the base's: the error is the base's value meeting this variant's patch.
   throw InputError(source, v.ptr() + "/patch",
-                   "the patched scenario is invalid at " + pointer_text(e.pointer()) + ": " + e.message());
+                   "the patched scenario is invalid at " + pointer_text(e.pointer()) +
+                       (ptr.empty() ? "" : " (the base's value; this patch does not set it)") + ": " + e.message());
 }
 
 // Variant `v` of the file: its patch merged over `base`, then its "set" applied, read by the

@@ -34,7 +34,7 @@ FitOptions small_fit(size_t particles, size_t trials, unsigned jobs) {
 }
 
 WhatIf whatif(const SimHost& h, const std::string& kernel) {
-  WhatIf w{kernel, h};
+  WhatIf w{kernel, h, {}};
   w.host.host["kernel"] = kernel;
   return w;
 }
@@ -69,7 +69,7 @@ TEST_CASE("fit on the AWS 5.6 boot alone, predict 5.7: the 90% interval of the m
   PredictOptions po;
   po.draws = 60, po.trials = 60, po.jobs = 2, po.exe = NVMESIM_BINARY;
   std::string table;
-  const auto doc = run_predict(pm, {{"5.6", pm.hosts[0]}, whatif(pm.hosts[0], "5.7")}, po, table);
+  const auto doc = run_predict(pm, {{"5.6", pm.hosts[0], {}}, whatif(pm.hosts[0], "5.7")}, po, table);
   INFO(table << r.ppc_text);
   const auto& ref = doc["whatifs"][0];
   const auto& w57 = doc["whatifs"][1];

@@ -245,3 +245,65 @@ TEST_CASE("fit: SIGTERM and SIGINT stop the children, remove the temporary folde
     fs::remove_all(d);
   }
 }
+
+TEST_CASE("fit observations: a filtered copy of a log or two filters of one boot are the same boot, exit 2 naming both",
+          "[fit][obs][inputs]") {
+  const std::string full = std::string(R"(["[    0.546936] )") + kInit + R"(", "[    0.764178] )" + kQueues +
+                           R"(", "[    0.768424]  nvme0n1: p1"])";
+  // `grep -v nvme0n1` of the same boot: its init and queues lines at the same microseconds.
+  const std::string filtered = std::string(R"(["[    0.546936] )") + kInit + R"(", "[    0.764178] )" + kQueues + R"("])";
+  CHECK_THAT(obs_error("[{\"host\": \"h\", \"text\": " + full + "}, {\"host\": \"h\", \"text\": " + filtered + "}]"),
+             Catch::Contains("obs.json: /logs/1: obs.json: /logs/1/text: the run at line 1 has the init, queues lines of the "
+                             "run at line 1 of /logs/0 (obs.json: /logs/0/text) at the same times: the same boot given twice"));
+  // The filtered copy first, the full log second: the same.
+  CHECK_THAT(obs_error("[{\"host\": \"h\", \"text\": " + filtered + "}, {\"host\": \"h\", \"text\": " + full + "}]"),
+             Catch::Contains("/logs/1/text: the run at line 1 has the init, queues lines of the run at line 1 of /logs/0"));
+  // Two filters of one boot that share only the queues line (`grep -e initcall -e queues` and
+  // `grep 'nvme0'`, whose run starts at the pci function line).
+  const std::string tail = std::string(R"(["[    0.760000] nvme nvme0: pci function 0000:00:04.0", "[    0.764178] )") +
+                           kQueues + R"(", "[    0.768424]  nvme0n1: p1"])";
+  CHECK_THAT(obs_error("[{\"host\": \"h\", \"text\": " + filtered + "}, {\"host\": \"h\", \"text\": " + tail + "}]"),
+             Catch::Contains("has the queues line of the run at line 1 of /logs/0 (obs.json: /logs/0/text) at the same time: "
+                             "the same boot given twice"));
+  // Two boots that share one line's time but not the other's are two runs.
+  const std::string other = std::string(R"(["[    0.546936] )") + kInit + R"(", "[    0.764179] )" + kQueues + R"("])";
+  CHECK(obs_error("[{\"host\": \"h\", \"text\": " + full + "}, {\"host\": \"h\", \"text\": " + other + "}]") == "no error");
+}
+
+TEST_CASE("fit --print-observations checks the log as fit does; options of the other mode are refused", "[fit][inputs]") {
+  const std::string d = fresh_dir("fit-print");
+  const std::string host = " --kernel 5.6 --hz 250 --tick nohz_idle --cpus 4";
+  test::spit(d + "/zero.txt", std::string("[    1.000000] ") + kInit + "\n[    1.000000] " + kQueues + "\n");
+  test::spit(d + "/ok.txt", std::string("[    0.546936] ") + kInit + "\n[    0.764178] " + kQueues + "\n");
+  // It printed every one of these (exit 0) without reading the log.
+  auto r = test::run_capture("fit --log " + d + "/zero.txt" + host + " --print-observations");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("zero.txt: line 2: the \"queues\" line is at the same time as"));
+  r = test::run_capture("fit --log " + d + "/missing.txt" + host + " --print-observations");
+  CHECK(r.status == 3);
+  r = test::run_capture("fit --log " + d + "/ok.txt" + host + " --kind reset --print-observations");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("\"reset\" logs are not fitted by this version yet"));
+  r = test::run_capture("fit --log " + d + "/ok.txt --kernel 5.6 --hz 250 --tick nohz_idle --cpus 1 --print-observations");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("2 I/O queues in the queues line, more than the host's 1 cpus"));
+  r = test::run_capture("fit --log " + d + "/ok.txt" + host + " --print-observations --out " + d + "/p.json");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--print-observations prints the observation file and stops: --out would be ignored"));
+  // A good log prints its observation file, which fit reads back.
+  CHECK(std::system((std::string(NVMESIM_BINARY) + " fit --log " + d + "/ok.txt" + host + " --print-observations > " + d +
+                     "/obs.json 2>/dev/null").c_str()) == 0);
+  CHECK(load_observations(d + "/obs.json").runs.size() == 1);
+  // The host options belong to --log: with an observation file they were silently ignored.
+  r = test::run_capture("fit " + kDir + "aws-c5.12xlarge.json --kernel 6.6 --out " + d + "/p.json");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--kernel is an option of --log LOG"));
+  r = test::run_capture("fit " + kDir + "aws-c5.12xlarge.json --print-observations");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--print-observations is an option of --log LOG"));
+  CHECK_FALSE(fs::exists(d + "/p.json"));
+  // --kind's help names every kind the reader knows, reset included.
+  CHECK(std::system((std::string(NVMESIM_BINARY) + " fit --help > " + d + "/help.txt").c_str()) == 0);
+  CHECK_THAT(read_text_file(d + "/help.txt"), Catch::Contains("--log: boot or module_reload (reset, `nvme reset`, is a kind"));
+  fs::remove_all(d);
+}

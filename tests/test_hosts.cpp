@@ -67,10 +67,11 @@ TEST_CASE("hosts: a Linux key under another driver is exit 2 at its pointer, nam
 TEST_CASE("hosts: a variant or --set that switches the driver meets the base's Linux keys", "[hosts][scenario]") {
   const std::string text = R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.6"}, "controllers": [{}],
     "variants": [{"name": "a"}, {"name": "b", "patch": {"host": {"driver": "edk2"}}}]})";
-  // Reported inside the patch, whose `host` the error lies in (the loader's rule for variants).
+  // The kernel is the base's (/host/kernel), not the patch's: reported at the patch, naming the
+  // base's location (no pointer to a /variants/1/patch/host/kernel that does not exist).
   CHECK(load_error(text) ==
-        "s.json: /variants/1/patch/host/kernel: host.driver \"edk2\" does not use this key (used by \"linux\"); "
-        "leave it out for this driver");
+        "s.json: /variants/1/patch: the patched scenario is invalid at /host/kernel (the base's value; this patch "
+        "does not set it): host.driver \"edk2\" does not use this key (used by \"linux\"); leave it out for this driver");
   CHECK(load_error(with_host(R"({"driver": "uboot"})"), {"/host/hz=1000"}).find("(this value comes from --set /host/hz=1000)") !=
         std::string::npos);
 }

@@ -129,3 +129,50 @@ TEST_CASE("an admin command the device never completes fails at the 60 s admin t
     CHECK_THAT(d[2].get<std::string>(), Catch::EndsWith("nvme nvme0: Removing after probe failure status: -4"));
   }
 }
+
+TEST_CASE("an Identify Controller with an error status fails the Linux probe with -EIO", "[probe][systemc]") {
+  // nvme_init_identify: any of the 15 Status Field bits set fails the probe: "Identify Controller
+  // failed (S)" with S in decimal, -EIO (-5), and nothing after Identify (no Set Features, no queue,
+  // no queues line). 6 = Internal Error; 16384 = DNR alone, which FreeBSD and EDK2 let through
+  // (they test SC and SCT only) but Linux does not. The admin phase ends with Identify's
+  // completion: after the device's 100 us plus the command's transport (the device event's
+  // duration), and within 2 us more for the MSI-X and the CQE read (each well under 1 us).
+  const json j = run_to_json(R"({"schema": "nvmesim.scenario/1", "trials": 2,
+    "host": {"kernel": "5.7", "hz": 250, "wakeup_latency": "0ns", "init_to_probe": "1ms"},
+    "controllers": [{"handoff": "disabled", "enable_latency": "0ns",
+                     "admin": {"identify": "100us", "set_features": "10us", "create_queue": "50us"},
+                     "faults": {"identify_status": 6}}],
+    "variants": [{"name": "internal error"},
+                 {"name": "dnr only", "patch": {"host": {"kernel": "6.6"}},
+                  "set": {"/controllers/0/faults/identify_status": 16384}}]})", "probe_identify_status.json");
+  const char* statuses[] = {"6", "16384"};
+  for (size_t v = 0; v < 2; ++v) {
+    const auto& trials = j["variants"][v]["trials"];
+    REQUIRE(trials.size() == 2);
+    for (const auto& t : trials) {
+      CHECK(t["status"] == "eio");
+      // "Removing after probe failure" is printed up to 6.1 only (linux-readiness.md section 6):
+      // 5.7 has it as its third line, 6.6 ends at the Identify line.
+      const auto& d = t["dmesg"];
+      REQUIRE(d.size() == (v == 0 ? 3u : 2u));
+      CHECK_THAT(d[0].get<std::string>(), Catch::EndsWith("nvme nvme0: pci function 0000:04:00.0"));
+      CHECK_THAT(d[1].get<std::string>(),
+                 Catch::EndsWith(std::string("nvme nvme0: Identify Controller failed (") + statuses[v] + ")"));
+      if (v == 0)
+        CHECK_THAT(d[2].get<std::string>(), Catch::EndsWith("nvme nvme0: Removing after probe failure status: -5"));
+      std::vector<std::string> admin;
+      int64_t identify_end_ns = 0;
+      for (const auto& e : t["events"])
+        if (e["kind"] == "admin_cmd") {
+          admin.push_back(e["reg"].get<std::string>());
+          identify_end_ns = e["t_ns"].get<int64_t>() + e["dur_ns"].get<int64_t>();
+          CHECK(e["dur_ns"].get<int64_t>() >= 100000);
+        }
+      CHECK(admin == std::vector<std::string>{"identify"});
+      const json& a = phase(t, "admin");
+      CHECK(a["end_ns"] == t["probe_ns"]);
+      CHECK(t["probe_ns"].get<int64_t>() >= identify_end_ns);
+      CHECK(t["probe_ns"].get<int64_t>() < identify_end_ns + 2000);
+    }
+  }
+}

@@ -180,3 +180,29 @@ TEST_CASE("run --set that every variant overrides exits 2", "[scenario][variants
   CHECK(test::run_nvmesim("run " + file + " -q --set /host/hz=1000") == 0);
   std::remove(file.c_str());
 }
+
+TEST_CASE("A variant error is reported where the value is: in the patch when the patch holds it, else at the patch naming the base's location",
+          "[scenario][variants]") {
+  // host.sleep_lateness is refused under FreeBSD "older". The base gives it and the variant's patch
+  // switches the release: the patch has no /host/sleep_lateness, so the error is at the patch and
+  // names the base's /host/sleep_lateness (it named /variants/1/patch/host/sleep_lateness, which
+  // is not there, as if the patch merging into "host" made every key of host the patch's).
+  const std::string kFreebsd = R"({"schema": "nvmesim.scenario/1", "controllers": [{}], "host": )";
+  const std::string refused = "FreeBSD \"older\" busy-waits (DELAY) and never calls pause_sbt; leave it out for this release";
+  CHECK(error_of(kFreebsd + R"({"driver": "freebsd", "release": "13.1+", "sleep_lateness": "none"},
+        "variants": [{"name": "a"}, {"name": "b", "patch": {"host": {"release": "older"}}}]})") ==
+        "v.json: /variants/1/patch: the patched scenario is invalid at /host/sleep_lateness (the base's value; this patch "
+        "does not set it): " + refused);
+  // The same through "set".
+  CHECK(error_of(kFreebsd + R"({"driver": "freebsd", "release": "13.1+", "sleep_lateness": "none"},
+        "variants": [{"name": "a"}, {"name": "b", "set": {"/host/release": "older"}}]})") ==
+        "v.json: /variants/1/patch: the patched scenario is invalid at /host/sleep_lateness (the base's value; this patch "
+        "does not set it): " + refused);
+  // The patch gives sleep_lateness over an "older" base: the patch's own key.
+  CHECK(error_of(kFreebsd + R"({"driver": "freebsd", "release": "older"},
+        "variants": [{"name": "a"}, {"name": "b", "patch": {"host": {"sleep_lateness": "max"}}}]})") ==
+        "v.json: /variants/1/patch/host/sleep_lateness: " + refused);
+  // A place inside an array the patch gives (arrays are replaced whole) is the patch's.
+  CHECK_THAT(error_of(two_variants(R"("patch": {"controllers": [{"cap": {"to": 300}}]})")),
+             Catch::StartsWith("v.json: /variants/1/patch/controllers/0/cap/to: "));
+}

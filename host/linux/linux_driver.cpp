@@ -242,8 +242,7 @@ bool linux_driver::admin_setup(const PhaseNames& names) {
   // On an admin timeout the phase stays open (the kernel disables the controller mid-phase).
   const size_t ph = host().open_phase(*names.admin);
   host().set_state(HostState::admin_commands);
-  if (!admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify)) return false;
-  read_identify_controller();
+  if (!identify_controller(ph)) return false;
   const uint32_t want = host().params().cpus;
   uint32_t granted_dw0 = 0;
   if (!admin(regs::opcode::kSetFeatures, 0x07 /* Number of Queues */,
@@ -263,6 +262,19 @@ bool linux_driver::admin_setup(const PhaseNames& names) {
     message(std::to_string(granted) + "/0/0 default/read/poll queues");
   host().close_phase(ph);
   host().finish(ProbeStatus::ok);
+  return true;
+}
+
+bool linux_driver::identify_controller(size_t phase) {
+  uint16_t status = 0;
+  if (!admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify, 0, nullptr, &status)) return false;
+  if (status != 0) {
+    message("Identify Controller failed (" + std::to_string(status) + ")");
+    host().close_phase(phase);
+    fail(ProbeStatus::eio, EIO);
+    return false;
+  }
+  read_identify_controller();
   return true;
 }
 

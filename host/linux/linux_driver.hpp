@@ -78,10 +78,17 @@ class linux_driver final : public HostDriver {
   bool delete_io_queues();
   void check_namespace(const PhaseNames& names);
   // One synchronous admin command with the 60 s admin timeout; on a timeout the kernel reports
-  // it, disables the controller and the action fails with -EINTR: returns false.
+  // it, disables the controller and the action fails with -EINTR: returns false. `status`
+  // receives the CQE Status Field (only Identify Controller's is acted on: identify_controller).
   bool admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid = 0,
-             uint32_t* dw0 = nullptr);
-  bool await_completion(uint16_t cid, uint32_t* dw0 = nullptr);
+             uint32_t* dw0 = nullptr, uint16_t* status = nullptr);
+  bool await_completion(uint16_t cid, uint32_t* dw0 = nullptr, uint16_t* status = nullptr);
+  // Identify Controller. A completion with any Status Field bit set (SC, SCT, CRD, M or DNR: the
+  // driver tests the whole status, unlike FreeBSD's SC/SCT test) fails the probe: the kernel logs
+  // "Identify Controller failed (%d)" with the status in decimal and returns -EIO (nvme_init_identify,
+  // every release in the profile table; driver-internal admin commands are never retried). False
+  // when the probe failed (already reported).
+  bool identify_controller(size_t phase);
   // Messages as dev_info/dev_warn print them ("nvme nvme0: ..."), only in detailed trials.
   void message(const std::string& text);
   // nvme_reset_work's error path (5.x): "Removing after probe failure status: %d".

@@ -127,8 +127,8 @@ int linux_driver::function_level_reset() {
   return 0;
 }
 
-bool linux_driver::await_completion(uint16_t cid, uint32_t* dw0) {
-  const std::optional<uint32_t> r = host().wait_completion(cid, CompletionWait::msix, kLinuxAdminTimeoutPs);
+bool linux_driver::await_completion(uint16_t cid, uint32_t* dw0, uint16_t* status) {
+  const std::optional<Completion> r = host().wait_cqe(cid, CompletionWait::msix, kLinuxAdminTimeoutPs);
   if (!r) {
     // The kernel's admin timeout reports the command and disables the controller; the
     // synchronous submit returns -EINTR and the action fails.
@@ -136,13 +136,14 @@ bool linux_driver::await_completion(uint16_t cid, uint32_t* dw0) {
     fail(ProbeStatus::eintr, EINTR);
     return false;
   }
-  if (dw0) *dw0 = *r;
+  if (dw0) *dw0 = r->dw0;
+  if (status) *status = r->status;
   return true;
 }
 
 bool linux_driver::admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid,
-                         uint32_t* dw0) {
-  return await_completion(host().submit(opcode, cdw10, cdw11, prp1, nsid), dw0);
+                         uint32_t* dw0, uint16_t* status) {
+  return await_completion(host().submit(opcode, cdw10, cdw11, prp1, nsid), dw0, status);
 }
 
 bool linux_driver::delete_io_queues() {

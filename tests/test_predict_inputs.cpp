@@ -1,0 +1,125 @@
+// Bad inputs of `nvmesim predict` (the attack campaign's findings on issues 13 and 14): what-ifs
+// for another driver, what-if names that read as an observed host, a what-if host the simulator
+// stops on, hand-edited particles outside the prior, and --set of a nested key. Each is exit 2
+// naming the option or the file and JSON pointer, never exit 4 at a temporary file.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "core/json_text.hpp"
+#include "fit/predict.hpp"
+#include "support.hpp"
+
+using namespace nvmesim;
+using oj = nlohmann::ordered_json;
+
+namespace {
+
+// The shipped posterior of the two AWS boots: observed hosts amzn-5.6 and amzn-5.7.
+const std::string kPosterior = std::string(NVMESIM_SOURCE_DIR) + "/tests/data/fit/aws-c5.12xlarge.posterior.json";
+
+oj posterior() { return parse_json_text(read_text_file(kPosterior), kPosterior); }
+
+std::string tmp(const std::string& name) { return "/tmp/nvmesim-test-" + name + "-" + std::to_string(::getpid()) + ".json"; }
+
+}  // namespace
+
+TEST_CASE("predict: a what-if for another driver is exit 2 where the driver is given, not run with Linux's keys",
+          "[fit][predict][inputs]") {
+  // The what-if would inherit kernel, hz, tick, highres and wakeup_latency from the observed host.
+  auto r = test::run_capture("predict " + kPosterior + " --kernel 5.7 --set /host/driver=freebsd --draws 10 --trials 1");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--set /host/driver=freebsd: what-if \"5.7 driver=freebsd\": host.driver \"freebsd\" "
+                                    "is not predicted: predict runs the Linux driver only"));
+  const std::string wf = tmp("whatif-driver");
+  test::spit(wf, R"({"whatifs": [{"name": "bsd", "host": {"driver": "freebsd", "release": "13.1+"}}]})");
+  r = test::run_capture("predict " + kPosterior + " --whatif " + wf + " --draws 10 --trials 1");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(wf + ": /whatifs/0/host/driver: what-if \"bsd\": host.driver \"freebsd\" is not predicted"));
+  // "linux" spelt out is the driver predict runs.
+  test::spit(wf, R"({"whatifs": [{"name": "linux 5.7", "host": {"driver": "linux", "kernel": "5.7"}}]})");
+  r = test::run_capture("predict " + kPosterior + " --whatif " + wf + " --draws 10 --trials 1");
+  CHECK(r.status == 0);
+  std::remove(wf.c_str());
+}
+
+TEST_CASE("predict: a what-if named \"\" or like an observed host is exit 2 at its name", "[fit][predict][inputs]") {
+  const std::string wf = tmp("whatif-names");
+  test::spit(wf, R"({"whatifs": [{"name": "", "host": {"kernel": "5.7"}}]})");
+  auto r = test::run_capture("predict " + kPosterior + " --whatif " + wf);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(wf + ": /whatifs/0/name: a what-if needs a name that is not empty"));
+  // The reference row reads "amzn-5.6 (observed)": a what-if "amzn-5.6" (or "amzn-5.7", the other
+  // observed host) would read as that host's own result.
+  for (const char* name : {"amzn-5.6", "amzn-5.7"}) {
+    test::spit(wf, std::string(R"({"whatifs": [{"name": ")") + name + R"(", "host": {"kernel": "6.6"}}]})");
+    r = test::run_capture("predict " + kPosterior + " --whatif " + wf);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains(wf + ": /whatifs/0/name: \"" + name + "\" is the name of an observed host"));
+  }
+  std::remove(wf.c_str());
+}
+
+TEST_CASE("predict: a what-if host the simulator stops on is exit 2 naming the --set, not exit 4 with fit:",
+          "[fit][predict][inputs]") {
+  // host.max_events_per_trial 10: the probe makes more than 10 MMIO accesses and sleeps, so the
+  // simulator child stops the trial (exit 2 in `nvmesim run`). It was an internal error (exit 4)
+  // starting "fit: the simulator failed on a chunk" and naming the temporary chunk file.
+  const auto r = test::run_capture("predict " + kPosterior + " --kernel 5.7 --set /host/max_events_per_trial=10 --draws 10 --trials 1");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("nvmesim: error: predict: --set /host/max_events_per_trial=10 (what-if \"5.7 "
+                                      "max_events_per_trial=10\"): the simulator stopped: trial stopped: the trial made "
+                                      "more than 10 MMIO accesses and sleeps"));
+  CHECK_THAT(r.err, !Catch::Contains("nvmesim-fit-") && !Catch::Contains("fit:"));
+}
+
+TEST_CASE("predict: a posterior particle outside the fit's prior is exit 2 at its pointer", "[fit][predict][inputs]") {
+  // disable_latency.sigma (parameter 1 of the device block) has the prior [0.05, 1.5]; 1e5 reached
+  // the simulator as a lognormal sigma it refuses (exit 4, "fit: ..."). Its median (parameter 0,
+  // prior [1e-6, 10] s) at 1e250 s likewise.
+  const std::string path = tmp("post-range");
+  struct Case {
+    size_t param;
+    double value;
+    const char* message;
+  };
+  const Case cases[] = {{1, 1e5, "/blocks/0/particles/3/1: 100000 is outside the prior of disable_latency.sigma, [0.05, 1.5]"},
+                        {0, 1e250, "/blocks/0/particles/3/0: 1e+250 is outside the prior of disable_latency.median, [1e-06, 10]"},
+                        {0, 0.999e-6, "/blocks/0/particles/3/0: 9.99e-07 is outside the prior of disable_latency.median"}};
+  for (const Case& c : cases) {
+    oj doc = posterior();
+    doc["blocks"][0]["particles"][3][c.param] = c.value;
+    test::spit(path, doc.dump());
+    const auto r = test::run_capture("predict " + path + " --kernel 5.7 --draws 10 --trials 1");
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains(path + ": " + c.message));
+  }
+  // The prior's bounds themselves are inside (as fit writes 10^u for u at a bound).
+  oj doc = posterior();
+  doc["blocks"][0]["particles"][3][1] = 1.5;
+  doc["blocks"][0]["particles"][4][1] = 0.05;
+  const PosteriorModel p = parse_posterior(doc, "post.json");
+  CHECK(p.pops[0].u[3 * p.pops[0].d + 1] == Approx(std::log10(1.5)));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("predict: --set of a key inside host's objects is refused for what it is", "[fit][predict][inputs]") {
+  // It said "(init_to_probe is fitted)" for /host/overrides/poll.
+  auto r = test::run_capture("predict " + kPosterior + " --kernel 5.7 --set '/host/overrides/poll=\"msleep(1)\"'");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--set /host/overrides/poll=\"msleep(1)\": --set takes a key of host itself "
+                                    "(/host/KEY=VALUE), not /host/overrides/poll; give a key inside one of host's objects "
+                                    "in a --whatif FILE"));
+  CHECK_THAT(r.err, !Catch::Contains("init_to_probe"));
+  r = test::run_capture("predict " + kPosterior + " --kernel 5.7 --set /host/init_to_probe=1ms");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--set /host/init_to_probe=1ms: /host/init_to_probe cannot be set by a what-if "
+                                    "(init_to_probe is fitted)"));
+}
