@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
+#include "core/terminal_text.hpp"
 #include "sweep/folder.hpp"
 #include "sweep/origin.hpp"
 #include "sweep/run.hpp"
@@ -285,7 +286,7 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
   const size_t total = ms.sweep.value("points", size_t{0});
   if (n_failed || n_missing) {
     err << "nvmesim merge: " << total << " points: " << (total - n_failed - n_missing) << " done, " << n_failed
-        << " failed, " << n_missing << " missing (listed in " << out_json << ")\n";
+        << " failed, " << n_missing << " missing (listed in " << terminal_text(out_json) << ")\n";
     report_incomplete_points(ms.folders, incomplete, err);
     return kExitPointsFailed;
   }

@@ -1,0 +1,70 @@
+// Issue 16, the items an attack found left after the first round (brief hard16c): control
+// characters in error messages, `merge` of one folder twice, the exit status of a held sweep
+// folder, sidecar files and hand-edited manifests on --resume and merge, the operation budget of
+// failing probes, and the time-limit message of decoupled hosts. Each case failed on main at
+// 6480db5. Process tests: they run the nvmesim binary.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+
+using nvmesim::test::run_capture;
+using nvmesim::test::slurp;
+using nvmesim::test::spit;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::current_path() / ("hardening16c_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+/// Whether `text` holds a byte below 0x20 other than the newline, or DEL.
+bool has_raw_control(const std::string& text) {
+  for (const char c : text)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f) return true;
+  return false;
+}
+
+}  // namespace
+
+// A file name with ESC and a newline, an unknown key with ESC and a variant name with a newline
+// each reach stderr escaped as terminal_text writes them (ESC = \x1b, LF = \x0a), and the error
+// stays one line: "nvmesim: error: " once, then nothing but the final newline.
+TEST_CASE("item 1: control characters of names, keys and file names are escaped in error messages", "[issue16c]") {
+  const fs::path d = scratch("ctl");
+  const std::string bad_name = (d / "a\x1b[31mred\nforged.json").string();
+  spit(bad_name, R"({"schema":"nvmesim.scenario/1","trials":0,"controllers":[{}]})");
+  auto r = run_capture("validate '" + bad_name + "'");
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK_FALSE(has_raw_control(r.err));
+  CHECK(r.err.find("a\\x1b[31mred\\x0aforged.json") != std::string::npos);
+  CHECK(r.err.find('\n') == r.err.size() - 1);
+
+  const std::string key = (d / "key.json").string();
+  spit(key, "{\"schema\":\"nvmesim.scenario/1\",\"controllers\":[{\"\\u001b[2Jx\":1}]}");
+  r = run_capture("run " + key + " -q");
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK_FALSE(has_raw_control(r.err));
+  CHECK(r.err.find("\\x1b[2Jx") != std::string::npos);
+
+  const std::string variant = (d / "variant.json").string();
+  // host.max_events_per_trial 1 is below the 8 doorbell writes of one controller's probe: the
+  // error names the variant.
+  spit(variant, "{\"schema\":\"nvmesim.scenario/1\",\"host\":{\"max_events_per_trial\":1},\"controllers\":[{}],"
+                "\"variants\":[{\"name\":\"v\\nnvmesim: ok\"}]}");
+  r = run_capture("run " + variant + " -q");
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("v\\x0anvmesim: ok") != std::string::npos);
+  CHECK(r.err.find('\n') == r.err.size() - 1);
+}
