@@ -4,6 +4,9 @@
 #include <iterator>
 #include <map>
 #include <ostream>
+#include <utility>
+
+#include <sys/stat.h>
 
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
@@ -256,10 +259,36 @@ void check_outputs_not_inputs(const std::vector<std::string>& dirs, const std::s
   }
 }
 
+/// Refuses a folder given twice (issue 16: `merge m0 m0` merged one shard with itself), also by
+/// another path to it (a symbolic link, "m0/."): the same folder or the same manifest.json file
+/// (device and inode). InputError naming both arguments.
+void check_distinct_folders(const std::vector<std::string>& dirs) {
+  std::vector<std::pair<dev_t, ino_t>> seen_dir(dirs.size()), seen_manifest(dirs.size());
+  std::vector<bool> has_manifest(dirs.size(), false);
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    struct stat st;
+    if (::stat(dirs[i].c_str(), &st) == 0) seen_dir[i] = {st.st_dev, st.st_ino};
+    if (::stat((dirs[i] + "/manifest.json").c_str(), &st) == 0) {
+      seen_manifest[i] = {st.st_dev, st.st_ino};
+      has_manifest[i] = true;
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const bool same_dir = seen_dir[i] == seen_dir[j] && seen_dir[i] != std::pair<dev_t, ino_t>{};
+      const bool same_manifest = has_manifest[i] && has_manifest[j] && seen_manifest[i] == seen_manifest[j];
+      if (same_dir || same_manifest)
+        throw InputError("merge " + dirs[j] + " and " + dirs[i] + ": " +
+                         (same_dir ? "are the same sweep folder" : "hold the same manifest.json") +
+                         " (arguments " + std::to_string(j + 1) + " and " + std::to_string(i + 1) +
+                         "); give each folder of the sweep once");
+    }
+  }
+}
+
 }  // namespace
 
 int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_json, std::ostream& err) {
   if (dirs.empty()) throw InputError("merge needs at least one sweep folder");
+  check_distinct_folders(dirs);
   const std::string out_csv = csv_path_of(out_json);
   check_outputs_not_inputs(dirs, out_json, out_csv);
   const Manifests ms = read_manifests(dirs);

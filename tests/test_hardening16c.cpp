@@ -26,6 +26,18 @@ fs::path scratch(const std::string& name) {
   return d;
 }
 
+/// A sweep of `points` seeds over a one-controller scenario, `trials` trials per point, in `d`.
+std::string seed_sweep(const fs::path& d, int points, int trials) {
+  std::string seeds;
+  for (int i = 0; i < points; ++i) seeds += (i ? "," : "") + std::to_string(i);
+  const std::string path = (d / "s.sweep.json").string();
+  spit(path, R"({"schema": "nvmesim.sweep/1", "name": "s", "trials": )" + std::to_string(trials) +
+                 R"(, "scenario": {"schema": "nvmesim.scenario/1", "host": {"kernel": "5.7", "hz": 250},
+                 "controllers": [{"enable_latency": {"dist": "uniform", "min": "1ms", "max": "3ms"}}]},
+                 "grid": {"/seed": [)" + seeds + "]}}");
+  return path;
+}
+
 /// Whether `text` holds a byte below 0x20 other than the newline, or DEL.
 bool has_raw_control(const std::string& text) {
   for (const char c : text)
@@ -67,4 +79,33 @@ TEST_CASE("item 1: control characters of names, keys and file names are escaped 
   CHECK(r.status == 2);
   CHECK(r.err.find("v\\x0anvmesim: ok") != std::string::npos);
   CHECK(r.err.find('\n') == r.err.size() - 1);
+}
+
+// The same folder twice, by the same name, by "DIR/." and by a symbolic link: exit 2 naming both
+// arguments (on main: exit 0, one shard merged with itself). One folder alone merges (exit 0).
+TEST_CASE("item 2: merge refuses a folder given twice, also by another path", "[issue16c][sweep]") {
+  const fs::path d = scratch("twice");
+  const std::string sw = seed_sweep(d, 2, 1);
+  const std::string m0 = (d / "m0").string();
+  REQUIRE(run_capture("sweep " + sw + " --out " + m0 + " -q -j 1").status == 0);
+  fs::create_directory_symlink(m0, d / "link");
+  const std::string out = (d / "sum.json").string();
+  for (const std::string& again : {m0, m0 + "/.", (d / "link").string()}) {
+    const auto r = run_capture("merge " + m0 + " " + again + " --out " + out);
+    INFO(again << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("merge " + m0 + " and " + again + ": are the same sweep folder (arguments 1 and 2)") !=
+          std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+  // Two folders whose manifest.json is one file (a hard link): the same manifest.
+  fs::create_directories(d / "m1");
+  fs::create_hard_link(d / "m0" / "manifest.json", d / "m1" / "manifest.json");
+  auto r = run_capture("merge " + m0 + " " + (d / "m1").string() + " --out " + out);
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("hold the same manifest.json (arguments 1 and 2)") != std::string::npos);
+  r = run_capture("merge " + m0 + " --out " + out);
+  INFO(r.err);
+  CHECK(r.status == 0);
 }
