@@ -59,7 +59,8 @@ struct SweepDirs {
 
 /// Creates DIR and locks it: one sweep at a time per folder (an advisory lock on the folder
 /// itself, released by the kernel however this process ends). Returns the folder's descriptor,
-/// to be closed when the sweep is done. Throws IoError when DIR is in use or cannot be opened.
+/// to be closed when the sweep is done. Throws InputError (exit 2) when another live sweep holds
+/// DIR, IoError (exit 3) when DIR cannot be created, opened or locked.
 int lock_dir(const std::string& dir);
 
 /// Existing results are refused without `resume`; with it, they must be this sweep's, of the same

@@ -143,8 +143,14 @@ int lock_dir(const std::string& dir) {
   const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) throw IoError(dir + ": cannot open (" + std::strerror(errno) + ")");
   if (::flock(dir_fd, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
     ::close(dir_fd);
-    throw IoError(dir + ": in use by another 'nvmesim sweep'; wait for it or choose another --out folder");
+    // Another live sweep holds the folder: a usage error the user fixes (wait, or another --out),
+    // exit 2 like every other refusal of a folder; only a lock that cannot be taken at all is I/O.
+    if (e == EWOULDBLOCK)
+      throw InputError::in_source(dir, "in use by another 'nvmesim sweep' (it holds the folder's lock); wait for it "
+                                       "to end or choose another --out folder");
+    throw IoError(dir + ": cannot lock the folder (" + std::strerror(e) + ")");
   }
   return dir_fd;
 }

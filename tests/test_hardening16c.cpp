@@ -9,6 +9,10 @@
 #include <filesystem>
 #include <string>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -108,4 +112,22 @@ TEST_CASE("item 2: merge refuses a folder given twice, also by another path", "[
   r = run_capture("merge " + m0 + " --out " + out);
   INFO(r.err);
   CHECK(r.status == 0);
+}
+
+// A folder whose lock another process holds (this test takes it as a running sweep does: flock
+// on the folder): the second sweep is refused with exit 2, a usage error (on main: exit 3).
+TEST_CASE("item 3: a sweep on a folder another sweep holds exits 2", "[issue16c][sweep]") {
+  const fs::path d = scratch("lock");
+  const std::string sw = seed_sweep(d, 1, 1);
+  const fs::path held = d / "held";
+  fs::create_directories(held);
+  const int fd = ::open(held.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+  const auto r = run_capture("sweep " + sw + " --out " + held.string() + " -q -j 1");
+  ::close(fd);
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find(held.string() + ": in use by another 'nvmesim sweep'") != std::string::npos);
+  CHECK_FALSE(fs::exists(held / "manifest.json"));
 }
