@@ -27,6 +27,11 @@ std::string read_small_file(const std::string& path, size_t max_bytes);
 
 /// The names in DIR/points of point `id`'s outputs besides its .jsonl (sweep/outputs.cpp).
 std::vector<std::string> extra_output_names(const SweepOutputs& o, const std::string& id);
+/// What the manifest records of point `id`'s outputs besides its .jsonl in folder `points_dir`:
+/// {"<name>": {"bytes": N, "fnv1a64": "<16 hex digits>"}, ...} per name of extra_output_names,
+/// the FNV-1a 64 hash of the file's bytes (read in blocks); null when there are none, or when
+/// one cannot be read (then the point is not complete).
+nlohmann::ordered_json output_records(const SweepOutputs& o, const std::string& points_dir, const std::string& id);
 /// The options of `nvmesim run` (started in DIR/.work) that write those outputs.
 std::vector<std::string> worker_output_args(const SweepOutputs& o, const std::string& id);
 
@@ -48,6 +53,9 @@ struct PointState {
   PointStatus status = PointStatus::pending;
   std::string error;
   nlohmann::ordered_json summary;
+  /// Done with outputs besides the .jsonl: their sizes and hashes (output_records), which the
+  /// manifest records and --resume checks before it keeps the point.
+  nlohmann::ordered_json outputs;
 };
 
 /// The folders of a sweep: DIR, DIR/points, DIR/.work (the workers' scenario and stderr files).

@@ -157,6 +157,7 @@ ojson all_points(const Manifests& ms, const std::vector<SweepAxis>& axes, size_t
     } else {
       p = it->second;
       p.erase("file");
+      p.erase("outputs");  // the sizes and hashes --resume checks: not part of the summary
       if (p.value("status", "") == "failed") {
         ++n_failed;
         incomplete.push_back({i, p.value("id", ""), true, p.value("error", ""), folder});

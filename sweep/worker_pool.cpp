@@ -258,6 +258,10 @@ void WorkerPool::settle(PointState& st, int status) {
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     bool complete = read_point_file(path, point_scenario(sw_, *st.point), st.summary) == FileState::complete;
     for (const auto& n : extra_output_names(opt_.outputs, st.point->id)) complete = complete && file_exists(d_.points + "/" + n);
+    if (complete && opt_.outputs.any()) {
+      st.outputs = output_records(opt_.outputs, d_.points, st.point->id);  // recorded for --resume to check
+      complete = !st.outputs.is_null();
+    }
     if (complete) {
       st.status = PointStatus::done;
     } else {

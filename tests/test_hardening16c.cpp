@@ -131,3 +131,39 @@ TEST_CASE("item 3: a sweep on a folder another sweep holds exits 2", "[issue16c]
   CHECK(r.err.find(held.string() + ": in use by another 'nvmesim sweep'") != std::string::npos);
   CHECK_FALSE(fs::exists(held / "manifest.json"));
 }
+
+// Two points with --dmesg. Point 0's .dmesg is cut to half its bytes, point 1's replaced by
+// another log of the same size; --resume runs both again (on main it kept both: they existed),
+// and gives the original bytes back (same scenario and seed). A third --resume keeps both. A
+// manifest whose record of a point's outputs is gone (hand-edited, or a sweep killed before it
+// wrote the manifest) runs that point again.
+TEST_CASE("item 4: --resume checks a point's .dmesg against the manifest's size and hash", "[issue16c][sweep]") {
+  const fs::path d = scratch("sidecar");
+  const std::string sw = seed_sweep(d, 2, 3);
+  const std::string dir = (d / "sw").string();
+  REQUIRE(run_capture("sweep " + sw + " --out " + dir + " -q -j 1 --dmesg").status == 0);
+  nlohmann::ordered_json m = nlohmann::ordered_json::parse(slurp(dir + "/manifest.json"));
+  const std::string id0 = m["points"][0]["id"], id1 = m["points"][1]["id"];
+  const std::string log0 = dir + "/points/" + id0 + ".dmesg", log1 = dir + "/points/" + id1 + ".dmesg";
+  const std::string orig0 = slurp(log0), orig1 = slurp(log1);
+  REQUIRE(orig0.size() > 10);
+  CHECK(m["points"][0]["outputs"][id0 + ".dmesg"]["bytes"] == orig0.size());
+  spit(log0, orig0.substr(0, orig0.size() / 2));
+  spit(log1, std::string(orig1.size(), 'x'));
+  auto r = run_capture("sweep " + sw + " --out " + dir + " -j 1 --dmesg --resume");
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("2 done (0 already complete)") != std::string::npos);
+  CHECK(slurp(log0) == orig0);
+  CHECK(slurp(log1) == orig1);
+  r = run_capture("sweep " + sw + " --out " + dir + " -j 1 --dmesg --resume");
+  INFO(r.err);
+  CHECK(r.err.find("2 done (2 already complete)") != std::string::npos);
+  m = nlohmann::ordered_json::parse(slurp(dir + "/manifest.json"));
+  m["points"][1].erase("outputs");
+  spit(dir + "/manifest.json", m.dump(2) + "\n");
+  r = run_capture("sweep " + sw + " --out " + dir + " -j 1 --dmesg --resume");
+  INFO(r.err);
+  CHECK(r.err.find("2 done (1 already complete)") != std::string::npos);
+  CHECK(slurp(log1) == orig1);
+}
