@@ -45,6 +45,10 @@ enum class FileState { missing, complete, incomplete, other_scenario };
 FileState read_point_file(const std::string& path, const nlohmann::ordered_json& scenario,
                           nlohmann::ordered_json& summary);
 
+/// The summary record of a point file (its last line, read backwards: cheap for a large file);
+/// false when the file cannot be read or its last line is no summary record.
+bool read_point_summary(const std::string& path, nlohmann::ordered_json& summary);
+
 enum class PointStatus { pending, done, failed };
 
 /// One point of the shard in a run: its status, and its summary record (done) or error (failed).

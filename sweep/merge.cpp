@@ -64,14 +64,40 @@ struct Manifests {
   std::vector<MergedFolder> folders;  // as given, with their shard and run record
 };
 
-// Adds the points of manifest `m` (read from `path`, the folder `folder` of `ms.folders`): a done
-// point wins over a failed one, and two folders holding the same point done must agree on it.
-void add_points(const ojson& m, const std::string& path, long folder, Manifests& ms) {
+// A done point of the manifest at `path` (entry `k` of its "points") must say what its point file
+// DIR/points/<id>.jsonl says: the same "variants" and "paired" as the file's summary record
+// (issue 16: a hand-edited summary was merged as a result). InputError with the pointer otherwise.
+void check_point_against_file(const ojson& p, size_t k, const std::string& path, const std::string& dir) {
+  const std::string where = "/points/" + std::to_string(k);
+  const std::string id = p.value("id", "");
+  if (id.empty() || id.find('/') != std::string::npos || id[0] == '.')
+    throw InputError(path, where + "/id", "a done point needs the id of its point file, not \"" + id + "\"");
+  const std::string file = dir + "/points/" + id + ".jsonl";
+  ojson s;
+  if (!read_point_summary(file, s))
+    throw InputError(path, where, "point " + std::to_string(p["index"].get<size_t>()) + " is done, but its point file " +
+                                      file + " is missing or has no summary record, so its summary cannot be checked; "
+                                      "copy the sweep folder whole, or run the point again with 'nvmesim sweep ... --resume'");
+  const ojson paired = s.contains("paired") ? s["paired"] : ojson::array();
+  if (s["variants"] != p.value("variants", ojson()) || paired != p.value("paired", ojson()))
+    throw InputError(path, where, "the summary of point " + std::to_string(p["index"].get<size_t>()) +
+                                      " differs from that of its point file " + file +
+                                      " (the manifest or the file was changed after the sweep); merge refuses it: "
+                                      "restore the folder, or remove both and run the point again with --resume");
+}
+
+// Adds the points of manifest `m` (read from `path` in folder `dir`, the folder `folder` of
+// `ms.folders`): a done point wins over a failed one, and two folders holding the same point done
+// must agree on it. Every done point is checked against its point file first.
+void add_points(const ojson& m, const std::string& path, const std::string& dir, long folder, Manifests& ms) {
+  size_t k = 0;
   for (const auto& p : m["points"]) {
     if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned())
       throw InputError::in_source(path, "a point without an index");
     const size_t idx = p["index"].get<size_t>();
     const std::string status = p.value("status", "");
+    if (status == "done") check_point_against_file(p, k, path, dir);
+    ++k;
     if (status == "pending") {
       if (!ms.points.count(idx)) ms.origin.emplace(idx, folder);
       continue;
@@ -116,7 +142,7 @@ Manifests read_manifests(const std::vector<std::string>& dirs) {
       return v.is_number_unsigned() ? v.get<uint64_t>() : fallback;
     };
     ms.folders.push_back({d, Shard{shard_field("index", 0), shard_field("count", 1)}, member(m, "run")});
-    add_points(m, path, folder, ms);
+    add_points(m, path, d, folder, ms);
   }
   return ms;
 }

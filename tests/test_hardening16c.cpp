@@ -167,3 +167,33 @@ TEST_CASE("item 4: --resume checks a point's .dmesg against the manifest's size 
   CHECK(r.err.find("2 done (1 already complete)") != std::string::npos);
   CHECK(slurp(log1) == orig1);
 }
+
+// A manifest whose done point says another probe mean than its point file (edited by hand) is
+// refused with its pointer (on main: merged as a result, exit 0); so is a done point whose point
+// file is gone. The folder as the sweep left it merges (exit 0, tested in item 2).
+TEST_CASE("item 5: merge checks a manifest's summaries against the point files", "[issue16c][sweep]") {
+  const fs::path d = scratch("edited");
+  const std::string sw = seed_sweep(d, 2, 3);
+  const std::string dir = (d / "sw").string();
+  REQUIRE(run_capture("sweep " + sw + " --out " + dir + " -q -j 1").status == 0);
+  const std::string manifest = dir + "/manifest.json", out = (d / "sum.json").string();
+  const std::string kept = slurp(manifest);
+  nlohmann::ordered_json m = nlohmann::ordered_json::parse(kept);
+  m["points"][1]["variants"][0]["summary"]["probe_ms"]["mean"] = 0.001;
+  spit(manifest, m.dump(2) + "\n");
+  auto r = run_capture("merge " + dir + " --out " + out);
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find(manifest + ": /points/1: the summary of point 1 differs from that of its point file") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  spit(manifest, kept);
+  const std::string id0 = m["points"][0]["id"];
+  fs::rename(dir + "/points/" + id0 + ".jsonl", (d / "moved.jsonl").string());
+  r = run_capture("merge " + dir + " --out " + out);
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find(manifest + ": /points/0: point 0 is done, but its point file") != std::string::npos);
+  fs::rename((d / "moved.jsonl").string(), dir + "/points/" + id0 + ".jsonl");
+  CHECK(run_capture("merge " + dir + " --out " + out).status == 0);
+}
