@@ -197,3 +197,36 @@ TEST_CASE("item 5: merge checks a manifest's summaries against the point files",
   fs::rename((d / "moved.jsonl").string(), dir + "/points/" + id0 + ".jsonl");
   CHECK(run_capture("merge " + dir + " --out " + out).status == 0);
 }
+
+// host.cpus 64 and io_queues 64: a probe that succeeds creates 64 queue pairs, 4 doorbell writes
+// each = 256 MMIO accesses, more than host.max_events_per_trial 100. A controller whose every
+// enable ends in CSTS.CFS (cfs_on_enable 1) fails every probe in its enable wait and creates no
+// queue: at 4.8 the wait polls CSTS with msleep(100) until CAP.TO 1's 500 ms pass, 10 polls and
+// 10 sleeps plus a few register accesses, under 100. That what-if runs (exit 0, every trial
+// failed); on main it was refused as if it created 256. The same controller without the fault is still refused,
+// and of two controllers one never ready, the other's 256 count.
+TEST_CASE("item 6: the operation budget counts no queue pairs for a probe that always fails", "[issue16c][budget]") {
+  const fs::path d = scratch("budget");
+  auto scenario = [&](const std::string& name, const std::string& controllers) {
+    const std::string p = (d / name).string();
+    spit(p, R"({"schema":"nvmesim.scenario/1","trials":3,"host":{"kernel":"4.8","cpus":64,"max_events_per_trial":100},)"
+            R"("controllers":[)" + controllers + "]}");
+    return p;
+  };
+  const std::string dead = R"({"cap":{"to":1},"io_queues":64,"faults":{"cfs_on_enable":1}})";
+  const std::string live = R"({"cap":{"to":1},"io_queues":64,"pci_address":"0000:00:05.0"})";
+  const std::string out = (d / "dead.jsonl").string();
+  auto r = run_capture("run " + scenario("dead.json", dead) + " -q -o " + out);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(slurp(out).find("\"status\":\"ok\"") == std::string::npos);
+  r = run_capture("run " + scenario("live.json", live) + " -q");
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("makes at least 256 MMIO accesses (1 controllers,") != std::string::npos);
+  r = run_capture("run " + scenario("mixed.json", dead + "," + live) + " -q");
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("makes at least 256 MMIO accesses (1 of the 2 controllers (the others' probes always fail") !=
+        std::string::npos);
+}
