@@ -230,3 +230,22 @@ TEST_CASE("item 6: the operation budget counts no queue pairs for a probe that a
   CHECK(r.err.find("makes at least 256 MMIO accesses (1 of the 2 controllers (the others' probes always fail") !=
         std::string::npos);
 }
+
+// The scenario of test_time_limit.cpp's wait case (trial 10's 900000 s wakeup passes 2^63 ps),
+// run decoupled (no waveform: the host's local time runs ahead of SystemC's) and coupled (--vcd:
+// every access waited out). The error is one text, time and all: on main the decoupled host
+// reported 9000001.055511 s, the coupled one 9000001.055517 s (the host's unsynchronised offset).
+TEST_CASE("item 7: the time-limit message is the same for decoupled and coupled hosts", "[issue16c][time]") {
+  const fs::path d = scratch("limit");
+  const std::string s = (d / "w.json").string();
+  spit(s, R"({"schema":"nvmesim.scenario/1","trials":11,"host":{"kernel":"5.6","wakeup_latency":"900000s"},)"
+          R"("controllers":[{"cap":{"to":255},"enable_latency":"10s"}]})");
+  const auto decoupled = run_capture("run " + s + " -q -o " + (d / "w.jsonl").string());
+  const auto coupled = run_capture("run " + s + " -q --vcd " + (d / "w.vcd").string());
+  INFO(decoupled.err << coupled.err);
+  CHECK(decoupled.status == 2);
+  CHECK(coupled.status == 2);
+  CHECK(decoupled.err.find("trial 10 of variant \"base\" stopped: the host needed an event after 2^63 ps") !=
+        std::string::npos);
+  CHECK(decoupled.err == coupled.err);
+}
