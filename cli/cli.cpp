@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "core/json_text.hpp"
 #include "core/signals.hpp"
+#include "core/terminal_text.hpp"
 #include "core/version.hpp"
 
 namespace po = boost::program_options;
@@ -81,22 +82,22 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     std::string msg = "unknown command \"" + cmd + "\"";
     const std::string near = did_you_mean(cmd, names);
     if (!near.empty()) msg += "; did you mean \"" + near + "\"?";
-    err << "nvmesim: error: " << msg << "\nRun 'nvmesim --help' for the list of commands.\n";
+    err << "nvmesim: error: " << terminal_text(msg) << "\nRun 'nvmesim --help' for the list of commands.\n";
     return kExitUsage;
   } catch (const InputError& e) {
-    err << "nvmesim: error: " << e.what() << "\n";
+    err << "nvmesim: error: " << terminal_text(e.what()) << "\n";
     return kExitUsage;
   } catch (const po::error& e) {
-    err << "nvmesim: error: " << e.what() << "\nRun 'nvmesim " << args[0] << " --help' for the options.\n";
+    err << "nvmesim: error: " << terminal_text(e.what()) << "\nRun 'nvmesim " << terminal_text(args[0]) << " --help' for the options.\n";
     return kExitUsage;
   } catch (const IoError& e) {
-    err << "nvmesim: error: " << e.what() << "\n";
+    err << "nvmesim: error: " << terminal_text(e.what()) << "\n";
     return kExitIo;
   } catch (const Interrupted& e) {
-    err << "nvmesim: " << e.what() << "\n";
+    err << "nvmesim: " << terminal_text(e.what()) << "\n";
     return e.exit_status();
   } catch (const std::exception& e) {
-    err << "nvmesim: internal error: " << e.what() << "\n";
+    err << "nvmesim: internal error: " << terminal_text(e.what()) << "\n";
     return kExitInternal;
   }
 }

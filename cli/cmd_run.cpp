@@ -9,6 +9,7 @@
 #include "cli/file_kind.hpp"
 #include "cli/options.hpp"
 #include "core/signals.hpp"
+#include "core/terminal_text.hpp"
 #include "engine/runner.hpp"
 #include "outputs/table.hpp"
 #include "scenario/scenario.hpp"
@@ -165,7 +166,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (!files.empty()) require_file_kind(files[0], {FileKind::scenario}, "a scenario");
   const Scenario sc = files.empty() ? load_scenario_text(kDefaultScenarioText, kDefaultScenarioName, lo)
                                     : load_scenario_file(files[0], lo);
-  for (const std::string& w : sc.warnings) err << "nvmesim: warning: " << w << "\n";
+  for (const std::string& w : sc.warnings) err << "nvmesim: warning: " << terminal_text(w) << "\n";
   const RunOptions ro = run_options(vm);
   check_selections(vm, ro, sc.trials);
   check_distinct_paths(ro, files.empty() ? std::string() : files[0]);

@@ -55,8 +55,8 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
       "<id>.dmesg) and DIR/manifest.json, each atomically. A point that fails or\n"
       "crashes is recorded with its error and the others go on. SIGINT/SIGTERM stop cleanly: complete\n"
       "points stay, partial outputs are removed; --resume continues. Combine folders with 'nvmesim merge'.\n\n"
-      "Exit status: 0 every point done, 1 some points failed, 2 bad usage or input, 3 I/O failure (the\n"
-      "sweep stops at the first; --resume continues),\n"
+      "Exit status: 0 every point done, 1 some points failed, 2 bad usage or input (also: DIR is held\n"
+      "by another running sweep), 3 I/O failure (the sweep stops at the first; --resume continues),\n"
       "130/143 stopped by SIGINT/SIGTERM.\n\nOptions");
   opts.add_options()
       ("help,h", "this help")

@@ -8,6 +8,7 @@
 #include "cli/file_kind.hpp"
 #include "cli/options.hpp"
 #include "core/json_text.hpp"
+#include "core/terminal_text.hpp"
 #include "scenario/scenario.hpp"
 #include "sweep/sweep.hpp"
 
@@ -35,18 +36,18 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
       nlohmann::ordered_json doc = parse_json_text(read_text_file(f), f);
       if (doc.is_object() && doc.contains("schema") && doc["schema"] == "nvmesim.sweep/1") {
         const Sweep sw = load_sweep_document(doc, f, folder_of(f));
-        out << f << ": ok (sweep, " << sw.points.size() << " point" << (sw.points.size() == 1 ? "" : "s") << ", "
+        out << terminal_text(f) << ": ok (sweep, " << sw.points.size() << " point" << (sw.points.size() == 1 ? "" : "s") << ", "
             << sw.trials << " trial" << (sw.trials == 1 ? "" : "s") << " per point)\n";
         continue;
       }
       const Scenario sc = load_scenario_document(std::move(doc), f);
-      for (const std::string& w : sc.warnings) err << "nvmesim: warning: " << w << "\n";
+      for (const std::string& w : sc.warnings) err << "nvmesim: warning: " << terminal_text(w) << "\n";
       size_t ctrls = sc.variants.front().controllers.size();
-      out << f << ": ok (" << sc.variants.size() << " variant" << (sc.variants.size() == 1 ? "" : "s") << ", "
+      out << terminal_text(f) << ": ok (" << sc.variants.size() << " variant" << (sc.variants.size() == 1 ? "" : "s") << ", "
           << ctrls << " controller" << (ctrls == 1 ? "" : "s") << ", " << sc.trials << " trial"
           << (sc.trials == 1 ? "" : "s") << ")\n";
     } catch (const InputError& e) {
-      err << "nvmesim: error: " << e.what() << "\n";
+      err << "nvmesim: error: " << terminal_text(e.what()) << "\n";
       rc = kExitUsage;
     }
   }

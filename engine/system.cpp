@@ -16,6 +16,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+#include "core/terminal_text.hpp"
 #include "host/registry.hpp"
 #include "models/sim_time.hpp"
 
@@ -24,7 +25,7 @@ namespace nvmesim {
 namespace {
 void report_handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions) {
   if (rep.get_severity() == sc_core::SC_INFO) return;
-  std::cerr << "nvmesim: systemc: " << rep.get_msg_type() << ": " << rep.get_msg() << "\n";
+  std::cerr << "nvmesim: systemc: " << rep.get_msg_type() << ": " << terminal_text(rep.get_msg()) << "\n";
   if (actions & sc_core::SC_THROW) throw rep;
   if (actions & sc_core::SC_ABORT) std::abort();
 }

@@ -82,10 +82,17 @@ void nvme_host::advance(int64_t ps) {
     sc_core::wait(ps_time(ps));
     return;
   }
-  offset_ps_ = add_ps(offset_ps_, ps);
-  // A local time past the last one an event may be due at: synchronise now, so the limit of
-  // simulated time stops the run here (sim_delay) instead of a later sum wrapping.
-  if (add_ps(now_ps(), offset_ps_) > kLastEventPs) sync();
+  // A local time past the last one an event may be due at: catch SystemC up to the local time
+  // first (within the limit), then wait `ps` as a coupled host does, so that the limit of
+  // simulated time stops the run here (sim_delay) with the same message, the same "now" and the
+  // same delay as the coupled host's (issue 16: they differed by the pending offset), instead of
+  // a later sum wrapping.
+  if (add_ps(now_local(), ps) > kLastEventPs) {
+    sync();
+    sc_core::wait(ps_time(ps));
+    return;
+  }
+  offset_ps_ += ps;
 }
 
 void nvme_host::sync() {
@@ -157,10 +164,15 @@ void nvme_host::prepare(tlm::tlm_command cmd, uint64_t address, uint8_t* data, u
 void nvme_host::transport_and_record(int64_t start_ps, const char* reg, uint32_t value, const char* detail) {
   // The target's own timed work must run before this access, as it would in the coupled model.
   if (offset_ps_ != 0 && target_work_ && target_work_->timed_work_pending()) sync();
-  sc_core::sc_time delay = ps_time(offset_ps_);  // issued at the local time
+  const int64_t issued_ps = offset_ps_;
+  sc_core::sc_time delay = ps_time(issued_ps);  // issued at the local time
   bar->b_transport(trans_, delay);
   offset_ps_ = 0;
-  advance(static_cast<int64_t>(delay.value()));
+  // The access's own time after the local time it was issued at, as a coupled host waits it (so a
+  // delay past the limit of simulated time is reported from the same time; issued_ps is 0 when
+  // coupled, and no zero wait is added).
+  if (issued_ps != 0) advance(issued_ps);
+  advance(static_cast<int64_t>(delay.value()) - issued_ps);
   const bool read = trans_.get_command() == tlm::TLM_READ_COMMAND;
   const uint32_t len = trans_.get_data_length();
   // A request the function rejects (an Unsupported Request or Completer Abort on PCIe): the root

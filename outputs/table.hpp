@@ -3,16 +3,13 @@
 #include <iosfwd>
 #include <string>
 
+#include "core/terminal_text.hpp"
 #include "outputs/report.hpp"
 #include "scenario/scenario.hpp"
 
 namespace nvmesim {
 
-/// `text` made safe for a terminal: C0 control characters and DEL as `\xNN`, C1 controls
-/// (U+0080..U+009F, e.g. CSI) as `\u00NN`, everything else as is (never cut). A scenario's names
-/// reach the table this way, so they cannot move the cursor or recolour the terminal (issue 16
-/// item 22).
-std::string terminal_text(const std::string& text);
+// terminal_text (core/terminal_text.hpp) escapes the names the table prints.
 
 /// Prints the table of a report: per variant the status counts, probe percentiles and the mean
 /// sleeps and polls of the disable and enable waits; then the namespace, critical-path and

@@ -27,6 +27,11 @@ std::string read_small_file(const std::string& path, size_t max_bytes);
 
 /// The names in DIR/points of point `id`'s outputs besides its .jsonl (sweep/outputs.cpp).
 std::vector<std::string> extra_output_names(const SweepOutputs& o, const std::string& id);
+/// What the manifest records of point `id`'s outputs besides its .jsonl in folder `points_dir`:
+/// {"<name>": {"bytes": N, "fnv1a64": "<16 hex digits>"}, ...} per name of extra_output_names,
+/// the FNV-1a 64 hash of the file's bytes (read in blocks); null when there are none, or when
+/// one cannot be read (then the point is not complete).
+nlohmann::ordered_json output_records(const SweepOutputs& o, const std::string& points_dir, const std::string& id);
 /// The options of `nvmesim run` (started in DIR/.work) that write those outputs.
 std::vector<std::string> worker_output_args(const SweepOutputs& o, const std::string& id);
 
@@ -40,6 +45,10 @@ enum class FileState { missing, complete, incomplete, other_scenario };
 FileState read_point_file(const std::string& path, const nlohmann::ordered_json& scenario,
                           nlohmann::ordered_json& summary);
 
+/// The summary record of a point file (its last line, read backwards: cheap for a large file);
+/// false when the file cannot be read or its last line is no summary record.
+bool read_point_summary(const std::string& path, nlohmann::ordered_json& summary);
+
 enum class PointStatus { pending, done, failed };
 
 /// One point of the shard in a run: its status, and its summary record (done) or error (failed).
@@ -48,6 +57,9 @@ struct PointState {
   PointStatus status = PointStatus::pending;
   std::string error;
   nlohmann::ordered_json summary;
+  /// Done with outputs besides the .jsonl: their sizes and hashes (output_records), which the
+  /// manifest records and --resume checks before it keeps the point.
+  nlohmann::ordered_json outputs;
 };
 
 /// The folders of a sweep: DIR, DIR/points, DIR/.work (the workers' scenario and stderr files).
@@ -59,7 +71,8 @@ struct SweepDirs {
 
 /// Creates DIR and locks it: one sweep at a time per folder (an advisory lock on the folder
 /// itself, released by the kernel however this process ends). Returns the folder's descriptor,
-/// to be closed when the sweep is done. Throws IoError when DIR is in use or cannot be opened.
+/// to be closed when the sweep is done. Throws InputError (exit 2) when another live sweep holds
+/// DIR, IoError (exit 3) when DIR cannot be created, opened or locked.
 int lock_dir(const std::string& dir);
 
 /// Existing results are refused without `resume`; with it, they must be this sweep's, of the same

@@ -2,6 +2,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include <dirent.h>
@@ -90,6 +91,7 @@ ojson point_json(const PointState& st, bool with_file) {
     if (with_file) j["file"] = "points/" + st.point->id + ".jsonl";
     j["variants"] = st.summary["variants"];
     j["paired"] = st.summary.contains("paired") ? st.summary["paired"] : ojson::array();
+    if (!st.outputs.is_null()) j["outputs"] = st.outputs;
   } else if (st.status == PointStatus::failed) {
     j["error"] = st.error;
   }
@@ -143,8 +145,14 @@ int lock_dir(const std::string& dir) {
   const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) throw IoError(dir + ": cannot open (" + std::strerror(errno) + ")");
   if (::flock(dir_fd, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
     ::close(dir_fd);
-    throw IoError(dir + ": in use by another 'nvmesim sweep'; wait for it or choose another --out folder");
+    // Another live sweep holds the folder: a usage error the user fixes (wait, or another --out),
+    // exit 2 like every other refusal of a folder; only a lock that cannot be taken at all is I/O.
+    if (e == EWOULDBLOCK)
+      throw InputError::in_source(dir, "in use by another 'nvmesim sweep' (it holds the folder's lock); wait for it "
+                                       "to end or choose another --out folder");
+    throw IoError(dir + ": cannot lock the folder (" + std::strerror(e) + ")");
   }
   return dir_fd;
 }
@@ -245,18 +253,42 @@ void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool r
   remove_leftovers(d, sw);
 }
 
+namespace {
+
+/// By point id, the "outputs" records of the done points of the manifest in DIR (already checked
+/// by prepare_dir); empty without a manifest.
+std::map<std::string, ojson> recorded_outputs(const SweepDirs& d) {
+  std::map<std::string, ojson> out;
+  const std::string path = d.dir + "/manifest.json";
+  if (!file_exists(path)) return out;
+  const ojson m = parse_json_text(read_text_file(path), path);
+  for (const auto& p : m["points"])
+    if (p.value("status", "") == "done" && p.contains("outputs") && p.contains("id") && p["id"].is_string())
+      out[p["id"].get<std::string>()] = p["outputs"];
+  return out;
+}
+
+}  // namespace
+
 std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, const SweepOutputs& outputs,
                                      size_t& skipped) {
   std::vector<PointState> states = pending_states(sw, shard);
+  const std::map<std::string, ojson> recorded = outputs.any() ? recorded_outputs(d) : std::map<std::string, ojson>{};
   skipped = 0;
   for (auto& st : states) {
     const std::string path = d.points + "/" + st.point->id + ".jsonl";
     if (!file_exists(path)) continue;  // the scenario of each point is built only when needed (a 1 MB base)
     FileState fs = read_point_file(path, point_scenario(sw, *st.point), st.summary);
-    // The worker renames its outputs together: a complete .jsonl without the others is from a run
-    // with other outputs, or damaged: run again.
-    for (const auto& n : extra_output_names(outputs, st.point->id))
-      if (fs == FileState::complete && !file_exists(d.points + "/" + n)) fs = FileState::incomplete;
+    // The worker renames its outputs together, and the manifest records their sizes and hashes
+    // when the point is done: a complete .jsonl whose other outputs are missing, truncated,
+    // replaced, or not recorded (the sweep was killed before it wrote the manifest) is run again
+    // (issue 16: a truncated or foreign .dmesg / .trace.json was kept because it existed).
+    if (fs == FileState::complete && outputs.any()) {
+      auto rec = recorded.find(st.point->id);
+      const ojson now = output_records(outputs, d.points, st.point->id);
+      if (rec == recorded.end() || now.is_null() || rec->second != now) fs = FileState::incomplete;
+      else st.outputs = now;
+    }
     if (fs == FileState::complete) {
       st.status = PointStatus::done;
       ++skipped;

@@ -71,6 +71,7 @@ void check_point(const JsonNode& p, uint64_t points) {
   for (const char* key : {"id", "error", "file"})
     if (p.has(key)) (void)p.at(key).str();
   if (p.has("parameters")) require_type(p.at("parameters"), "object");
+  if (p.has("outputs")) require_type(p.at("outputs"), "object");  // compared whole by --resume
   if (p.has("paired")) {
     require_type(p.at("paired"), "array");
     for (size_t i = 0; i < p.at("paired").json().size(); ++i) require_type(p.at("paired").at(i), "object");

@@ -4,9 +4,13 @@
 #include <iterator>
 #include <map>
 #include <ostream>
+#include <utility>
+
+#include <sys/stat.h>
 
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
+#include "core/terminal_text.hpp"
 #include "sweep/folder.hpp"
 #include "sweep/origin.hpp"
 #include "sweep/run.hpp"
@@ -60,14 +64,40 @@ struct Manifests {
   std::vector<MergedFolder> folders;  // as given, with their shard and run record
 };
 
-// Adds the points of manifest `m` (read from `path`, the folder `folder` of `ms.folders`): a done
-// point wins over a failed one, and two folders holding the same point done must agree on it.
-void add_points(const ojson& m, const std::string& path, long folder, Manifests& ms) {
+// A done point of the manifest at `path` (entry `k` of its "points") must say what its point file
+// DIR/points/<id>.jsonl says: the same "variants" and "paired" as the file's summary record
+// (issue 16: a hand-edited summary was merged as a result). InputError with the pointer otherwise.
+void check_point_against_file(const ojson& p, size_t k, const std::string& path, const std::string& dir) {
+  const std::string where = "/points/" + std::to_string(k);
+  const std::string id = p.value("id", "");
+  if (id.empty() || id.find('/') != std::string::npos || id[0] == '.')
+    throw InputError(path, where + "/id", "a done point needs the id of its point file, not \"" + id + "\"");
+  const std::string file = dir + "/points/" + id + ".jsonl";
+  ojson s;
+  if (!read_point_summary(file, s))
+    throw InputError(path, where, "point " + std::to_string(p["index"].get<size_t>()) + " is done, but its point file " +
+                                      file + " is missing or has no summary record, so its summary cannot be checked; "
+                                      "copy the sweep folder whole, or run the point again with 'nvmesim sweep ... --resume'");
+  const ojson paired = s.contains("paired") ? s["paired"] : ojson::array();
+  if (s["variants"] != p.value("variants", ojson()) || paired != p.value("paired", ojson()))
+    throw InputError(path, where, "the summary of point " + std::to_string(p["index"].get<size_t>()) +
+                                      " differs from that of its point file " + file +
+                                      " (the manifest or the file was changed after the sweep); merge refuses it: "
+                                      "restore the folder, or remove both and run the point again with --resume");
+}
+
+// Adds the points of manifest `m` (read from `path` in folder `dir`, the folder `folder` of
+// `ms.folders`): a done point wins over a failed one, and two folders holding the same point done
+// must agree on it. Every done point is checked against its point file first.
+void add_points(const ojson& m, const std::string& path, const std::string& dir, long folder, Manifests& ms) {
+  size_t k = 0;
   for (const auto& p : m["points"]) {
     if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned())
       throw InputError::in_source(path, "a point without an index");
     const size_t idx = p["index"].get<size_t>();
     const std::string status = p.value("status", "");
+    if (status == "done") check_point_against_file(p, k, path, dir);
+    ++k;
     if (status == "pending") {
       if (!ms.points.count(idx)) ms.origin.emplace(idx, folder);
       continue;
@@ -112,7 +142,7 @@ Manifests read_manifests(const std::vector<std::string>& dirs) {
       return v.is_number_unsigned() ? v.get<uint64_t>() : fallback;
     };
     ms.folders.push_back({d, Shard{shard_field("index", 0), shard_field("count", 1)}, member(m, "run")});
-    add_points(m, path, folder, ms);
+    add_points(m, path, d, folder, ms);
   }
   return ms;
 }
@@ -153,6 +183,7 @@ ojson all_points(const Manifests& ms, const std::vector<SweepAxis>& axes, size_t
     } else {
       p = it->second;
       p.erase("file");
+      p.erase("outputs");  // the sizes and hashes --resume checks: not part of the summary
       if (p.value("status", "") == "failed") {
         ++n_failed;
         incomplete.push_back({i, p.value("id", ""), true, p.value("error", ""), folder});
@@ -255,10 +286,36 @@ void check_outputs_not_inputs(const std::vector<std::string>& dirs, const std::s
   }
 }
 
+/// Refuses a folder given twice (issue 16: `merge m0 m0` merged one shard with itself), also by
+/// another path to it (a symbolic link, "m0/."): the same folder or the same manifest.json file
+/// (device and inode). InputError naming both arguments.
+void check_distinct_folders(const std::vector<std::string>& dirs) {
+  std::vector<std::pair<dev_t, ino_t>> seen_dir(dirs.size()), seen_manifest(dirs.size());
+  std::vector<bool> has_manifest(dirs.size(), false);
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    struct stat st;
+    if (::stat(dirs[i].c_str(), &st) == 0) seen_dir[i] = {st.st_dev, st.st_ino};
+    if (::stat((dirs[i] + "/manifest.json").c_str(), &st) == 0) {
+      seen_manifest[i] = {st.st_dev, st.st_ino};
+      has_manifest[i] = true;
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const bool same_dir = seen_dir[i] == seen_dir[j] && seen_dir[i] != std::pair<dev_t, ino_t>{};
+      const bool same_manifest = has_manifest[i] && has_manifest[j] && seen_manifest[i] == seen_manifest[j];
+      if (same_dir || same_manifest)
+        throw InputError("merge " + dirs[j] + " and " + dirs[i] + ": " +
+                         (same_dir ? "are the same sweep folder" : "hold the same manifest.json") +
+                         " (arguments " + std::to_string(j + 1) + " and " + std::to_string(i + 1) +
+                         "); give each folder of the sweep once");
+    }
+  }
+}
+
 }  // namespace
 
 int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_json, std::ostream& err) {
   if (dirs.empty()) throw InputError("merge needs at least one sweep folder");
+  check_distinct_folders(dirs);
   const std::string out_csv = csv_path_of(out_json);
   check_outputs_not_inputs(dirs, out_json, out_csv);
   const Manifests ms = read_manifests(dirs);
@@ -285,7 +342,7 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_js
   const size_t total = ms.sweep.value("points", size_t{0});
   if (n_failed || n_missing) {
     err << "nvmesim merge: " << total << " points: " << (total - n_failed - n_missing) << " done, " << n_failed
-        << " failed, " << n_missing << " missing (listed in " << out_json << ")\n";
+        << " failed, " << n_missing << " missing (listed in " << terminal_text(out_json) << ")\n";
     report_incomplete_points(ms.folders, incomplete, err);
     return kExitPointsFailed;
   }

@@ -4,6 +4,8 @@
 
 #include "sweep/origin.hpp"
 
+#include "core/terminal_text.hpp"
+
 namespace nvmesim {
 
 using ojson = nlohmann::ordered_json;
@@ -72,12 +74,12 @@ void point_lines(const std::vector<const IncompletePoint*>& pts, const std::stri
   size_t shown = 0;
   for (const IncompletePoint* p : pts) {
     if (shown++ == max_lines) {
-      err << "nvmesim merge:   ... and " << (pts.size() - max_lines) << " more points of " << where
+      err << "nvmesim merge:   ... and " << (pts.size() - max_lines) << " more points of " << terminal_text(where)
           << " (every point is listed in the summary)\n";
       break;
     }
-    err << "nvmesim merge: point " << p->index << " (" << p->id << ") " << (p->failed ? "failed" : "missing") << " in "
-        << where << (p->failed ? ": " + p->error : std::string()) << "\n";
+    err << "nvmesim merge: point " << p->index << " (" << terminal_text(p->id) << ") " << (p->failed ? "failed" : "missing")
+        << " in " << terminal_text(where) << (p->failed ? ": " + terminal_text(p->error) : std::string()) << "\n";
   }
 }
 
@@ -93,9 +95,9 @@ void report_incomplete_points(const std::vector<MergedFolder>& folders, const st
     const std::string slurm = slurm_text(f.run);
     point_lines(pts, "shard " + shard_text(f.shard) + " (" + f.dir + (slurm.empty() ? "" : ", " + slurm) + ")", err,
                 max_lines_per_folder);
-    err << "nvmesim merge: resume shard " << shard_text(f.shard) << " with: nvmesim sweep " << sweep_file_of(folders, &f)
-        << (f.shard.count > 1 ? " --shard " + shard_text(f.shard) : std::string()) << " --out "
-        << shell_quote(absolute(f.dir)) << " --resume\n";
+    err << "nvmesim merge: resume shard " << shard_text(f.shard) << " with: nvmesim sweep "
+        << terminal_text(sweep_file_of(folders, &f)) << (f.shard.count > 1 ? " --shard " + shard_text(f.shard) : std::string())
+        << " --out " << terminal_text(shell_quote(absolute(f.dir))) << " --resume\n";
   }
   auto none = by_folder.find(-1);
   if (none == by_folder.end()) return;
@@ -112,7 +114,7 @@ void report_incomplete_points(const std::vector<MergedFolder>& folders, const st
   for (const auto& [k, pts] : by_shard) {
     const Shard s{k, count};
     point_lines(pts, "shard " + shard_text(s) + " (no folder given holds it)", err, max_lines_per_folder);
-    err << "nvmesim merge: run shard " << shard_text(s) << " with: nvmesim sweep " << sweep_file_of(folders, nullptr)
+    err << "nvmesim merge: run shard " << shard_text(s) << " with: nvmesim sweep " << terminal_text(sweep_file_of(folders, nullptr))
         << " --shard " << shard_text(s) << " --out DIR, and merge DIR with the others\n";
   }
 }

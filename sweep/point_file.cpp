@@ -110,6 +110,21 @@ std::string last_line(std::ifstream& in) {
 
 }  // namespace
 
+bool read_point_summary(const std::string& path, ojson& summary) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  const std::string last = last_line(in);
+  if (last.empty()) return false;
+  try {
+    ojson s = ojson::parse(last);
+    if (!s.is_object() || s.value("record", "") != "summary" || !s.contains("variants")) return false;
+    summary = std::move(s);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 FileState read_point_file(const std::string& path, const ojson& scenario, ojson& summary) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return FileState::missing;

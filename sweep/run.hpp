@@ -71,7 +71,8 @@ int run_sweep(const Sweep& sweep, const SweepRunOptions& options, std::ostream& 
 /// are failed or missing (the outputs are still written, listing them; `err` gets, per shard,
 /// which points, the Slurm array task that ran them and the command that resumes the shard:
 /// report_incomplete_points of sweep/origin.hpp). Throws InputError for a missing or
-/// unreadable manifest, or folders of different sweeps; IoError when writing fails.
+/// unreadable manifest, a folder given twice (also by another path to it) or folders of different
+/// sweeps; IoError when writing fails.
 int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_json, std::ostream& err);
 
 /// The usable CPUs of this process (sched_getaffinity; so a Slurm or taskset limit counts), >= 1.

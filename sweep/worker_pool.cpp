@@ -17,6 +17,7 @@
 
 #include "core/errors.hpp"
 #include "core/progress.hpp"
+#include "core/terminal_text.hpp"
 #include "sweep/folder.hpp"
 #include "sweep/origin.hpp"
 #include "sweep/run.hpp"
@@ -257,6 +258,10 @@ void WorkerPool::settle(PointState& st, int status) {
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     bool complete = read_point_file(path, point_scenario(sw_, *st.point), st.summary) == FileState::complete;
     for (const auto& n : extra_output_names(opt_.outputs, st.point->id)) complete = complete && file_exists(d_.points + "/" + n);
+    if (complete && opt_.outputs.any()) {
+      st.outputs = output_records(opt_.outputs, d_.points, st.point->id);  // recorded for --resume to check
+      complete = !st.outputs.is_null();
+    }
     if (complete) {
       st.status = PointStatus::done;
     } else {
@@ -365,12 +370,12 @@ void print_summary(std::ostream& err, const Sweep& sw, const SweepRunOptions& op
   char line[512];
   std::snprintf(line, sizeof line,
                 "nvmesim sweep %s: %zu point%s%s: %zu done (%zu already complete), %zu failed, %zu not run; "
-                "%.1f s, %.2f points/s with %u worker%s\n",
+                "%.1f s, %.2f points/s with %u worker%s",
                 sw.name.empty() ? sw.source.c_str() : sw.name.c_str(), points, points == 1 ? "" : "s",
                 opt.shard.count > 1 ? (" in shard " + std::to_string(opt.shard.index) + "/" + std::to_string(opt.shard.count)).c_str() : "",
                 pool.done(), skipped, pool.failed(), points - pool.done() - pool.failed(), secs,
                 secs > 0 ? static_cast<double>(ran) / secs : 0.0, jobs, jobs == 1 ? "" : "s");
-  err << line;
+  err << terminal_text(line) << "\n";  // names and paths as the user wrote them, made safe
   if (pool.stop_signal()) err << "nvmesim: stopped by " << signal_name(pool.stop_signal()) << "; continue with --resume\n";
 }
 

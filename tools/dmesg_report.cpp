@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/terminal_text.hpp"
 #include "core/tool.hpp"
 #include "tools/log_file.hpp"
 
@@ -154,9 +155,9 @@ void DmesgReport::add_lines(const std::string& name, const std::function<bool(st
   }
   scan.finish();
   s.counts = scan.counts();
-  for (const auto& w : scan.warnings()) warn << "nvmesim: warning: " << w << "\n";
+  for (const auto& w : scan.warnings()) warn << "nvmesim: warning: " << terminal_text(w) << "\n";
   if (scan.warnings_total() > scan.warnings().size())
-    warn << "nvmesim: warning: " << name << ": " << scan.warnings_total() - scan.warnings().size()
+    warn << "nvmesim: warning: " << terminal_text(name) << ": " << scan.warnings_total() - scan.warnings().size()
          << " more place(s) where the time goes backwards\n";
   for (const auto& v : scan.variants())
     if (std::find(variants_seen_.begin(), variants_seen_.end(), v) == variants_seen_.end()) variants_seen_.push_back(v);

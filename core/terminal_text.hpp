@@ -1,0 +1,16 @@
+#pragma once
+// Text from the user made safe for a terminal (issue 16 items 22 and the hard16c follow-up): the
+// table's names and every error and warning message on stderr. Pure C++.
+#include <string>
+
+namespace nvmesim {
+
+/// `text` made safe for a terminal: C0 control characters and DEL as `\xNN`, C1 controls
+/// (U+0080..U+009F, e.g. CSI) as `\u00NN`, everything else as is (never cut; a backslash stays
+/// one, so escaping twice changes nothing). A scenario's names reach the table this way, and
+/// every error and warning the CLI prints (it escapes what() as a whole), so that a file name, a
+/// JSON key or a variant name holding ESC or a newline cannot move the cursor, recolour the
+/// terminal or forge a line of its own.
+std::string terminal_text(const std::string& text);
+
+}  // namespace nvmesim
