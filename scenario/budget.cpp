@@ -35,7 +35,10 @@ int64_t trial_lower_bound_ps(const Variant& v) {
 bool probe_always_fails(const ControllerParams& c, const Variant& v) {
   const ControllerFaults& f = c.faults;
   const bool removed_from_start = f.all_ones.active && f.all_ones.for_ps < 0 && f.all_ones.from_ps <= v.host.init_to_probe.min_ps();
-  const bool identify_fails = f.identify_status != 0 && v.host.driver == "freebsd";
+  // FreeBSD tests SC and SCT (bits 10:0) of Identify's status, Linux all 15 bits: either fails
+  // the controller before any queue is created (docs/behaviours.md).
+  const bool identify_fails = (v.host.driver == "freebsd" && (f.identify_status & 0x7ff) != 0) ||
+                              (v.host.driver == "linux" && f.identify_status != 0);
   return f.never_ready || f.cfs_on_enable >= 1.0 || removed_from_start || identify_fails;
 }
 
