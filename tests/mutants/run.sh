@@ -11,7 +11,7 @@
 # fragment that is not found (or found in several files), or a substitution that does not change
 # exactly one line, is an error, never a pass.
 #
-# Usage: tests/mutants/run.sh [--check] [M1 M2 ...]      (default: all seven)
+# Usage: tests/mutants/run.sh [--check] [M1 M2 ...]      (default: all seven; run in the order given)
 #   --check   only show that each mutant still applies as one line (no build, no tests)
 # Environment:
 #   MUTANTS_DIR   scratch folder (default: <repo>/build-mutants, ignored by git). The copy keeps
@@ -115,9 +115,8 @@ fi
 
 # ---- the mutants ------------------------------------------------------------------------------
 rows=() status=0
-for i in "${!ids[@]}"; do
-  id=${ids[$i]}
-  [[ " ${selected[*]} " == *" $id "* ]] || continue
+for id in "${selected[@]}"; do  # in the order given
+  for i in "${!ids[@]}"; do [ "${ids[$i]}" = "$id" ] && break; done
   frag=${frags[$i]} file=${files[$i]}
   if [ ! -f "$tree/$file" ] || ! grep -qF -- "$frag" "$tree/$file"; then
     # The file moved: find the one file holding the fragment.
@@ -153,6 +152,7 @@ for i in "${!ids[@]}"; do
       n=$(printf '%s\n' "$failed" | wc -l)
       rows+=("$id|$file:$line|$n|$(printf '%s\n' "$failed" | paste -sd';' | sed 's/;/; /g')|${descs[$i]}")
     fi
+    say "$id: ${rows[-1]}"  # as it comes: a run stopped early still shows the mutants done
   fi
   cp -p "$work/original" "$f"; touch "$f"
 done
