@@ -11,7 +11,7 @@
 # fragment that is not found (or found in several files), or a substitution that does not change
 # exactly one line, is an error, never a pass.
 #
-# Usage: tests/mutants/run.sh [--check] [M1 M2 ...]      (default: all seven)
+# Usage: tests/mutants/run.sh [--check] [M1 M2 ...]      (default: all seven; run in the order given)
 #   --check   only show that each mutant still applies as one line (no build, no tests)
 # Environment:
 #   MUTANTS_DIR   scratch folder (default: <repo>/build-mutants, ignored by git). The copy keeps
@@ -38,32 +38,32 @@ mutant() { ids+=("$1"); descs+=("$2"); files+=("$3"); frags+=("$4"); seds+=("$5"
 
 mutant M1 "link: no in-order arrival (a TLP may pass an earlier one of its direction)" \
   models/pcie_link.cpp \
-  'std::max(start + ser + params_->one_way.sample_ps(one_way_stream_), dir.last_arrival_ps);' \
-  's/std::max(start + ser + params_->one_way\.sample_ps(one_way_stream_), dir\.last_arrival_ps);/start + ser + params_->one_way.sample_ps(one_way_stream_);/'
+  'std::max(add_ps(dir.tx_free_ps, params_->one_way.sample_ps(one_way_stream_)), dir.last_arrival_ps);' \
+  's/std::max(add_ps(dir\.tx_free_ps, params_->one_way\.sample_ps(one_way_stream_)), dir\.last_arrival_ps);/add_ps(dir.tx_free_ps, params_->one_way.sample_ps(one_way_stream_));/'
 mutant M2 "controller: reads overtake writes (sampled at their own edge)" \
   models/nvme_controller.cpp \
   'const int64_t sample = std::max(edge, last_write_effect_ps_);' \
   's/const int64_t sample = std::max(edge, last_write_effect_ps_);/const int64_t sample = edge;/'
 mutant M3 "controller: no clock edges (edge_at_or_after returns its argument)" \
   models/nvme_controller.cpp \
-  'return t0_ps_ + ((d + p - 1) / p) * p;' \
-  's|return t0_ps_ + ((d + p - 1) / p) \* p;|return t_ps;|'
+  'return add_ps(t0_ps_, ((d + p - 1) / p) * p);' \
+  's|return add_ps(t0_ps_, ((d + p - 1) / p) \* p);|return t_ps;|'
 mutant M4 "host: time_after(jiffies, deadline) as jiffies >= deadline (the readiness loop's deadline rule)" \
   host/readiness.cpp \
   'case Deadline::Rule::time_after: return time_after(clock.jiffies_at(now_rel), start_tick + d.amount);' \
   's/return time_after(clock\.jiffies_at(now_rel), start_tick + d\.amount);/return clock.jiffies_at(now_rel) >= start_tick + d.amount;/'
 mutant M5 "host: no scheduler wakeup latency after a sleep (the draw is still taken)" \
   host/nvme_host.cpp \
-  'if (p.schedules()) end += h.wakeup_latency.sample_ps(wakeup_stream_);' \
-  's/end += h\.wakeup_latency\.sample_ps(wakeup_stream_);/(void)h.wakeup_latency.sample_ps(wakeup_stream_);/'
+  'if (p.schedules()) end = add_ps(end, h.wakeup_latency.sample_ps(wakeup_stream_));' \
+  's/end = add_ps(end, h\.wakeup_latency\.sample_ps(wakeup_stream_));/(void)h.wakeup_latency.sample_ps(wakeup_stream_);/'
 mutant M6 "link: width ignored in the TLP serialisation (every link x1)" \
   models/pcie_link.cpp \
-  'const int64_t den = 1024 * static_cast<int64_t>(width);' \
-  's/const int64_t den = 1024 \* static_cast<int64_t>(width);/const int64_t den = 1024;/'
+  'den_ = 1024 * static_cast<int64_t>(width);' \
+  's/den_ = 1024 \* static_cast<int64_t>(width);/den_ = 1024;/'
 mutant M7 "controller: write_cycles ignored (a BAR0 write takes effect on its arrival edge)" \
   models/nvme_controller.cpp \
-  'std::max(edge, last_write_effect_ps_) + int64_t{p_->write_cycles} * p_->clock_period_ps' \
-  '/std::max(edge, last_write_effect_ps_) + int64_t{p_->write_cycles}/s/int64_t{p_->write_cycles}/int64_t{0}/'
+  'add_ps(std::max(edge, last_write_effect_ps_), mul_ps(p_->write_cycles, p_->clock_period_ps));' \
+  '/add_ps(std::max(edge, last_write_effect_ps_), mul_ps(p_->write_cycles, p_->clock_period_ps));/s/mul_ps(p_->write_cycles, p_->clock_period_ps)/int64_t{0}/'
 
 check_only=0
 if [ "${1:-}" = --check ]; then check_only=1; shift; fi
@@ -115,9 +115,8 @@ fi
 
 # ---- the mutants ------------------------------------------------------------------------------
 rows=() status=0
-for i in "${!ids[@]}"; do
-  id=${ids[$i]}
-  [[ " ${selected[*]} " == *" $id "* ]] || continue
+for id in "${selected[@]}"; do  # in the order given
+  for i in "${!ids[@]}"; do [ "${ids[$i]}" = "$id" ] && break; done
   frag=${frags[$i]} file=${files[$i]}
   if [ ! -f "$tree/$file" ] || ! grep -qF -- "$frag" "$tree/$file"; then
     # The file moved: find the one file holding the fragment.
@@ -153,6 +152,7 @@ for i in "${!ids[@]}"; do
       n=$(printf '%s\n' "$failed" | wc -l)
       rows+=("$id|$file:$line|$n|$(printf '%s\n' "$failed" | paste -sd';' | sed 's/;/; /g')|${descs[$i]}")
     fi
+    say "$id: ${rows[-1]}"  # as it comes: a run stopped early still shows the mutants done
   fi
   cp -p "$work/original" "$f"; touch "$f"
 done
