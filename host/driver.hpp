@@ -104,7 +104,30 @@ struct PlatformPolicy {
   Order shutdown = Order::unsupported;
   bool reset = false;  ///< has an `nvme reset` sequence (HostAction::reset), run on all functions at once
   int timer_hz = 250;  ///< rate of the clock the driver reads (DriverContext::clock)
+
+  /// A driver whose only sequence is the probe, run on one function after the other (U-Boot's
+  /// uclass probe, EDK2's DriverBindingStart per handle, FreeBSD's attach): serial attach, no
+  /// shutdown, no reset, a clock of `timer_hz` (> 0).
+  static PlatformPolicy serial_probe_only(int timer_hz) {
+    PlatformPolicy p;
+    p.attach = Order::serial;
+    p.shutdown = Order::unsupported;
+    p.reset = false;
+    p.timer_hz = timer_hz;
+    return p;
+  }
 };
+
+/// The phases of a probe that disables the controller, enables it and runs its admin commands,
+/// numbered to sort beside Linux's phases of the same names (U-Boot, EDK2).
+namespace probe_phase {
+inline constexpr PhaseId kDisable{1, "disable"}, kEnable{2, "enable"}, kAdmin{3, "admin"};
+/// {kDisable, kEnable, kAdmin}: HostDriver::phases() of such a driver.
+inline const std::vector<PhaseId>& disable_enable_admin() {
+  static const std::vector<PhaseId> all{kDisable, kEnable, kAdmin};
+  return all;
+}
+}  // namespace probe_phase
 
 /// A host driver: the sequences one host runs on one PCI function. Implement it in host/NAME/
 /// and add one line to host/registry.hpp (docs/architecture.md, "a new host driver").

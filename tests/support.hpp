@@ -1,10 +1,12 @@
 #pragma once
-// Helpers the test files share: reading a file, running the nvmesim binary, and running a
-// scenario in this process with its timeline read back. Header-only; the test executable links
-// every library.
+// Helpers the test files share: reading a file, running the nvmesim binary (through the shell, or
+// as a child process to signal and measure: spawn_nvmesim, in support.cpp), and running a scenario
+// in this process with its timeline read back. The test executable links every library.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -55,6 +57,38 @@ inline CliResult run_capture(const std::string& args, const std::string& prefix 
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   return r;
 }
+
+/// How spawn_nvmesim runs the binary: to its end, or until `ready`, then signalled.
+struct SpawnOptions {
+  /// Polled until it returns true: the run has reached the moment to signal (a temporary output
+  /// exists, a folder was made). Empty: no signal, the run goes to its end.
+  std::function<bool()> ready;
+  /// Between two polls of `ready`; 0 spins, to signal within microseconds of the moment.
+  std::chrono::milliseconds poll{10};
+  /// How long `ready` may take; past it (or when the run ends first) nothing is signalled.
+  std::chrono::milliseconds ready_within{60'000};
+  /// Waited once `ready` holds, before the signals.
+  std::chrono::milliseconds signal_after{0};
+  /// Sent in this order, back to back, once `ready` holds (SIGINT then SIGTERM: a second signal).
+  std::vector<int> signals;
+  /// From the signals (or from the start without `ready`) the run must end within this; past it
+  /// it is killed (SIGKILL) and SpawnResult::ended is false.
+  std::chrono::milliseconds end_within{60'000};
+};
+
+/// What spawn_nvmesim saw of the run.
+struct SpawnResult {
+  bool ready = false;     ///< `ready` held before the run ended (true when there is no `ready`)
+  bool ended = false;     ///< the run ended within end_within, by itself or by the signals
+  int status = -1;        ///< exit status, 128 + signal when a signal ended it; -1 unless `ended`
+  long peak_rss_kib = 0;  ///< the child's peak resident set in KiB (wait4's ru_maxrss)
+  std::string err;        ///< its stderr (stdout goes to /dev/null)
+};
+
+/// Runs NVMESIM_BINARY with `args` (no shell) as a child process, signals it as `o` says, reaps it
+/// with wait4 and returns what it did. A run that does not end is killed, never left behind.
+/// REQUIREs that fork succeeds.
+SpawnResult spawn_nvmesim(const std::vector<std::string>& args, const SpawnOptions& o = {});
 
 /// Writes `text` to `path` (replacing it).
 inline void spit(const std::string& path, const std::string& text) {

@@ -7,15 +7,12 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -157,34 +154,19 @@ namespace {
 // returns the exit status (128 + signal if it died of it). Fails if it does not stop within 60 s.
 int interrupt_run(const fs::path& d, int sig) {
   const std::string target = (d / "t.jsonl").string();
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    // 10^6 trials x 2 variants: about a minute, far longer than the wait below.
-    ::execl(NVMESIM_BINARY, "nvmesim", "run", kAws.c_str(), "--trials", "1000000", "-q", "--out", target.c_str(),
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  bool started = false;
-  for (int i = 0; i < 6000 && !started; ++i) {
+  nvmesim::test::SpawnOptions o;
+  o.ready = [&] {
     for (const auto& name : listing(d))
-      if (name.rfind(".t.jsonl.tmp.", 0) == 0) started = true;
-    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  CHECK(started);
-  ::kill(pid, sig);
-  int st = 0;
-  for (int i = 0; i < 6000; ++i) {
-    if (::waitpid(pid, &st, WNOHANG) == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, &st, 0);
-  FAIL("nvmesim did not stop within 60 s of the signal");
-  return -1;
+      if (name.rfind(".t.jsonl.tmp.", 0) == 0) return true;
+    return false;
+  };
+  o.signals = {sig};
+  // 10^6 trials x 2 variants: about a minute, far longer than the wait for the temporary.
+  const auto r = nvmesim::test::spawn_nvmesim({"run", kAws, "--trials", "1000000", "-q", "--out", target}, o);
+  INFO(r.err);
+  CHECK(r.ready);
+  CHECK(r.ended);
+  return r.status;
 }
 }  // namespace
 

@@ -7,12 +7,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <fcntl.h>
 #include <filesystem>
 #include <string>
-#include <sys/wait.h>
-#include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "core/distribution.hpp"
@@ -49,39 +45,20 @@ TEST_CASE("item 21: a second signal removes SystemC's VCD temporary too", "[issu
   const fs::path d = scratch("vcd2");
   const std::string target = (d / "t.vcd").string();
   const std::string aws = std::string(NVMESIM_SOURCE_DIR) + "/scenarios/aws-c5.12xlarge.json";
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    ::execl(NVMESIM_BINARY, "nvmesim", "run", aws.c_str(), "--trials", "1000000", "-q", "--vcd", target.c_str(),
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  bool started = false;
-  for (int i = 0; i < 6000 && !started; ++i) {
+  nvmesim::test::SpawnOptions o;
+  o.ready = [&] {
     for (const auto& name : listing(d))
-      if (name.rfind(".t.vcd.sc.", 0) == 0) started = true;
-    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  CHECK(started);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // well inside the trials
-  ::kill(pid, SIGINT);
-  ::kill(pid, SIGTERM);
-  int st = 0;
-  bool ended = false;
-  for (int i = 0; i < 6000 && !ended; ++i) {
-    ended = ::waitpid(pid, &st, WNOHANG) == pid;
-    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (!ended) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &st, 0);
-  }
-  REQUIRE(ended);
-  // Either signal may have ended it (the first one unwinds; the second ends it at once).
-  CHECK((WIFSIGNALED(st) || (WIFEXITED(st) && (WEXITSTATUS(st) == 130 || WEXITSTATUS(st) == 143))));
+      if (name.rfind(".t.vcd.sc.", 0) == 0) return true;
+    return false;
+  };
+  o.signal_after = std::chrono::milliseconds(200);  // well inside the trials
+  o.signals = {SIGINT, SIGTERM};
+  const auto r = nvmesim::test::spawn_nvmesim({"run", aws, "--trials", "1000000", "-q", "--vcd", target}, o);
+  INFO(r.err);
+  CHECK(r.ready);
+  REQUIRE(r.ended);
+  // Either signal may have ended it (the first one unwinds: 130; the second ends it at once: 143).
+  CHECK((r.status == 130 || r.status == 143));
   CHECK(listing(d).empty());
 }
 

@@ -3,16 +3,11 @@
 // main at f5f5cc1 (a signal, exit 4, a wrong place in the message, or no error at all).
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <utility>
 #include <vector>
-
-#include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -194,31 +189,6 @@ TEST_CASE("item 20: integer axis values are compared exactly, not as doubles", "
   CHECK_THAT(error_of_sweep(head + R"(, "grid": {"/seed": [1, 1.0]}})"), Contains("/grid/~1seed/1: the value 1.0 repeats"));
 }
 
-namespace {
-// Runs `nvmesim ARGS...` (stdout and stderr to /dev/null) and returns {exit status or -1, the
-// child's peak resident set in KiB from wait4's rusage}. A peak-RSS bound rather than `ulimit -v`:
-// AddressSanitizer reserves terabytes of address space for its shadow and cannot start under an
-// address-space limit, so the asan suite could not run the check.
-std::pair<int, long> run_peak_rss(const std::vector<std::string>& args) {
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    std::vector<char*> argv{const_cast<char*>("nvmesim")};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(NVMESIM_BINARY, argv.data());
-    ::_exit(127);
-  }
-  int st = 0;
-  struct rusage ru {};
-  REQUIRE(::wait4(pid, &st, 0, &ru) == pid);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, ru.ru_maxrss};
-}
-}  // namespace
-
 // The memory bound itself is measured in bench/ (bench/results.md: a 1.5 GB point file without a
 // newline took 2.1 GB and 33 s on --resume at main, 141 MB and 0.9 s now). This case guards that
 // such a file is run again, with a peak resident set far below the file's size.
@@ -233,9 +203,14 @@ TEST_CASE("item 11: --resume reruns a point whose first line has no end, within 
   // fix getline read it whole: a peak resident set above 700 MB (and bad_alloc under a limit).
   const std::string pf = d + "/points/base-*.jsonl";
   REQUIRE(std::system(("f=$(ls " + pf + ") && rm \"$f\" && truncate -s 700M \"$f\"").c_str()) == 0);
-  const auto [status, peak_kib] = run_peak_rss({"sweep", d + ".json", "--out", d, "-q", "--jobs", "1", "--resume"});
-  CHECK(status == 0);  // the point was run again
-  CHECK(peak_kib < 600 * 1000);  // 600 MB, below the 700 MB the old getline held (ASan's shadow included)
+  // The peak resident set from wait4's rusage rather than `ulimit -v`: AddressSanitizer reserves
+  // terabytes of address space for its shadow and cannot start under an address-space limit.
+  nvmesim::test::SpawnOptions o;
+  o.end_within = std::chrono::minutes(10);
+  const auto r = nvmesim::test::spawn_nvmesim({"sweep", d + ".json", "--out", d, "-q", "--jobs", "1", "--resume"}, o);
+  INFO(r.err);
+  CHECK(r.status == 0);  // the point was run again
+  CHECK(r.peak_rss_kib < 600 * 1000);  // 600 MB, below the 700 MB the old getline held (ASan's shadow included)
   REQUIRE(run_capture("merge " + d + " --out " + d + "-b.json").status == 0);
   CHECK(slurp(d + "-b.json") == merged_before);
   (void)std::system(("rm -rf " + d + " " + d + ".json " + d + "-a.json " + d + "-a.csv " + d + "-b.json " + d + "-b.csv").c_str());

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -12,10 +13,7 @@
 #include <vector>
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "support.hpp"
 #include "sweep/sweep.hpp"
@@ -66,19 +64,13 @@ TEST_CASE("a sweep killed before its first point has claimed its folder (issue 1
   const std::string sweep = write_seed_sweep("tc", 3000, 1);
   const std::string other = write_seed_sweep("tc-other", 2, 1);
   remove_tree("tc-d");
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int null_fd = open("/dev/null", O_WRONLY);
-    dup2(null_fd, 1);
-    dup2(null_fd, 2);
-    execl(NVMESIM_BINARY, "nvmesim", "sweep", sweep.c_str(), "--out", "tc-d", "--jobs", "1", "-q", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  for (long i = 0; i < 20'000'000 && !exists("tc-d/points"); ++i) {}  // the first thing of the sweep in DIR
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  nvmesim::test::SpawnOptions o;
+  o.ready = [] { return exists("tc-d/points"); };  // the first thing of the sweep in DIR
+  o.poll = std::chrono::milliseconds(0);            // spin: kill it at once after that
+  o.signals = {SIGKILL};
+  const auto killed = nvmesim::test::spawn_nvmesim({"sweep", sweep, "--out", "tc-d", "--jobs", "1", "-q"}, o);
+  INFO(killed.err);
+  CHECK(killed.status == 128 + SIGKILL);
   REQUIRE(exists("tc-d/points"));
   // The claim was there before points/: the manifest, of this sweep and shard.
   REQUIRE(exists("tc-d/manifest.json"));

@@ -12,7 +12,7 @@
 namespace nvmesim {
 
 namespace {
-constexpr PhaseId kDisable{1, "disable"}, kEnable{2, "enable"}, kAdmin{3, "admin"};
+using probe_phase::kAdmin, probe_phase::kDisable, probe_phase::kEnable;
 constexpr uint32_t kAdminDepth = 2;                       // NVME_ASQ_SIZE / NVME_ACQ_SIZE + 1
 constexpr uint32_t kIoDepth = 2;                          // NVME_CSQ_SIZE / NVME_CCQ_SIZE + 1
 constexpr uint32_t kStallUs = 1000;                       // Stall(1000) before each CSTS read
@@ -24,18 +24,11 @@ constexpr uint16_t kStatusScSct = 0x7FF;                  // Status Field bits 1
 
 std::unique_ptr<HostDriver> make_edk2_driver(nvme_host& host) { return std::make_unique<edk2_driver>(host); }
 
-const std::vector<PhaseId>& edk2_driver::phases() const {
-  static const std::vector<PhaseId> kAll{kDisable, kEnable, kAdmin};
-  return kAll;
-}
+const std::vector<PhaseId>& edk2_driver::phases() const { return probe_phase::disable_enable_admin(); }
 
 PlatformPolicy edk2_driver::platform_policy(const HostParams&) const {
-  PlatformPolicy p;
-  p.attach = PlatformPolicy::Order::serial;
-  p.shutdown = PlatformPolicy::Order::unsupported;
-  p.reset = false;
-  p.timer_hz = 100;  // the firmware timer tick (OVMF: 10 ms); the loops here count stalls
-  return p;
+  // The firmware timer tick (OVMF: 10 ms); the loops here count stalls.
+  return PlatformPolicy::serial_probe_only(100);
 }
 
 void edk2_driver::begin_trial(const DriverContext&) {}

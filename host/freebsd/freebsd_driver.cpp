@@ -51,12 +51,7 @@ const std::vector<PhaseId>& freebsd_driver::phases() const {
 }
 
 PlatformPolicy freebsd_driver::platform_policy(const HostParams&) const {
-  PlatformPolicy p;
-  p.attach = PlatformPolicy::Order::serial;
-  p.shutdown = PlatformPolicy::Order::unsupported;
-  p.reset = false;
-  p.timer_hz = kHz;
-  return p;
+  return PlatformPolicy::serial_probe_only(kHz);
 }
 
 void freebsd_driver::begin_trial(const DriverContext& context) {

@@ -14,8 +14,7 @@
 namespace nvmesim {
 
 namespace {
-// U-Boot's phases; their order places them beside Linux's of the same name.
-constexpr PhaseId kDisable{1, "disable"}, kEnable{2, "enable"}, kAdmin{3, "admin"};
+using probe_phase::kAdmin, probe_phase::kDisable, probe_phase::kEnable;
 constexpr uint32_t kAdminDepth = 2;                       // NVME_AQ_DEPTH
 constexpr uint32_t kIoDepth = 2;                          // NVME_Q_DEPTH
 constexpr int64_t kAdminTimeoutPs = 6'000'000'000'000;    // ADMIN_TIMEOUT 60 x 100000 us = 6 s
@@ -25,18 +24,10 @@ constexpr uint64_t kIoCq = 0x100000, kIoSq = 0x200000;    // bus addresses of I/
 
 std::unique_ptr<HostDriver> make_uboot_driver(nvme_host& host) { return std::make_unique<uboot_driver>(host); }
 
-const std::vector<PhaseId>& uboot_driver::phases() const {
-  static const std::vector<PhaseId> kAll{kDisable, kEnable, kAdmin};
-  return kAll;
-}
+const std::vector<PhaseId>& uboot_driver::phases() const { return probe_phase::disable_enable_admin(); }
 
 PlatformPolicy uboot_driver::platform_policy(const HostParams&) const {
-  PlatformPolicy p;
-  p.attach = PlatformPolicy::Order::serial;  // device_probe of each nvme device in turn
-  p.shutdown = PlatformPolicy::Order::unsupported;
-  p.reset = false;
-  p.timer_hz = 1000;  // get_timer(): milliseconds
-  return p;
+  return PlatformPolicy::serial_probe_only(1000);  // device_probe of each nvme device in turn; get_timer(): ms
 }
 
 void uboot_driver::begin_trial(const DriverContext&) { ctrl_config_ = 0; }
