@@ -318,7 +318,7 @@ oj run_predict(const PosteriorModel& p, const std::vector<WhatIf>& whatifs, cons
       for (double v : d)
         if (!std::isnan(v)) ++n, zero += v == 0.0;
       w["delta_exactly_zero_fraction"] = n ? static_cast<double>(zero) / static_cast<double>(n) : 0.0;
-      if (n && zero == n) table += "                       (every paired trial is identical to the nanosecond: no sleep reached on either host)\n";
+      if (n && zero == n) table += "                       (every paired trial is identical to the nanosecond: nothing this what-if changes reached these trials)\n";
       if (!res[h].init_ms.empty() && !res[0].init_ms.empty()) {
         w["delta_init_ms"] = sample_summary(paired(res[h].init_ms, res[0].init_ms), o.draws, o.trials);
         table += row("", "delta_init_ms", w["delta_init_ms"], true);

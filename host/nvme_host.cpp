@@ -172,7 +172,9 @@ void nvme_host::transport_and_record(int64_t start_ps, const char* reg, uint32_t
   // delay past the limit of simulated time is reported from the same time; issued_ps is 0 when
   // coupled, and no zero wait is added).
   if (issued_ps != 0) advance(issued_ps);
-  advance(static_cast<int64_t>(delay.value()) - issued_ps);
+  // (Past the limit of simulated time ps_time() returned zero, so the difference may be negative:
+  // the run is already stopping, and local time never goes back.)
+  advance(std::max<int64_t>(0, static_cast<int64_t>(delay.value()) - issued_ps));
   const bool read = trans_.get_command() == tlm::TLM_READ_COMMAND;
   const uint32_t len = trans_.get_data_length();
   // A request the function rejects (an Unsupported Request or Completer Abort on PCIe): the root

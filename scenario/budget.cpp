@@ -28,10 +28,10 @@ int64_t trial_lower_bound_ps(const Variant& v) {
 // Whether every probe of controller `c` fails before the driver creates an I/O queue, whatever
 // its draws: CC.EN 0->1 never sets CSTS.RDY (never_ready), every enable ends in CSTS.CFS
 // (cfs_on_enable 1), every read returns all ones from before the probe's first access on (a
-// surprise removal from the start), or, for FreeBSD, every Identify completes with an error
-// status (its probe stops there with EIO, before the queue pairs; the Linux model goes on after
-// a failed Identify, so it still counts). Such a probe makes only its register accesses and the
-// polls of its wait, which the run itself bounds (host.max_events_per_trial).
+// surprise removal from the start), or every Identify completes with an error status that the
+// driver tests (FreeBSD: SC and SCT; Linux: all 15 bits; either stops with EIO before the queue
+// pairs). Such a probe makes only its register accesses and the polls of its wait, which the run
+// itself bounds (host.max_events_per_trial).
 bool probe_always_fails(const ControllerParams& c, const Variant& v) {
   const ControllerFaults& f = c.faults;
   const bool removed_from_start = f.all_ones.active && f.all_ones.for_ps < 0 && f.all_ones.from_ps <= v.host.init_to_probe.min_ps();

@@ -146,7 +146,8 @@ const Section<KernelProfile>& overrides_section() {
        KP::boolean("queues_line", computed("the release's"), "the `D/R/P default/read/poll queues` line (5.0+)",
                    to(&KernelProfile::queues_line)),
        KP::boolean("probe_failure_message", computed("the release's"),
-                   "`Removing after probe failure status: %d` when the probe fails (up to 6.1)",
+                   "`Removing after probe failure status: %d` when the probe or a reset fails (up to 6.1); "
+                   "false: a failed reset logs `Disabling device after reset failure: %d` (6.2+)",
                    to(&KernelProfile::probe_failure_message)),
        KP::boolean("d3_latency_message", computed("the release's"),
                    "`D3 entry latency set to %u seconds` instead of `Shutdown timeout set to %u seconds` (6.9+)",

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,13 @@ void warn_distribution_kernels(Scenario& sc) {
 // The scenario from its document with the options applied, errors not yet attributed to --set.
 Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptions& options) {
   scenario_detail::apply_set_patches(doc, options.sets, source);
+  {
+    // --trials and --seed replace the document's values, which are still checked with the same
+    // bounds as the key table's (validate checks them; an option must not hide "trials": "abc").
+    const JsonNode given(doc, source, "");
+    if (options.trials >= 0 && given.has("trials")) (void)given.at("trials").integer(1, static_cast<int64_t>(kMaxTrials));
+    if (options.seed >= 0 && given.has("seed")) (void)given.at("seed").integer(0, std::numeric_limits<int64_t>::max());
+  }
   if (options.trials >= 0) doc["trials"] = options.trials;
   if (options.seed >= 0) doc["seed"] = options.seed;
 

@@ -86,16 +86,39 @@ void check_point_against_file(const ojson& p, size_t k, const std::string& path,
                                       "restore the folder, or remove both and run the point again with --resume");
 }
 
+std::vector<SweepAxis> manifest_axes(const ojson& sweep);
+
+// A point's recorded parameters and id (entry `k` of the manifest at `path`) must be those the
+// sweep's axes give its index: a hand edit that moved a result to other parameters was merged as
+// theirs (the attack of stop 21). InputError at the field otherwise.
+void check_point_identity(const ojson& p, size_t k, const std::string& path, const std::vector<SweepAxis>& axes) {
+  const size_t idx = p["index"].get<size_t>();
+  const ojson want = point_parameters(axes, idx);
+  const std::string where = "/points/" + std::to_string(k);
+  if (p.contains("parameters") && p["parameters"] != want)
+    throw InputError(path, where + "/parameters",
+                     "point " + std::to_string(idx) + " records the parameters " + p["parameters"].dump() +
+                         ", but the sweep's axes give point " + std::to_string(idx) + " " + want.dump() +
+                         " (the manifest was changed after the sweep); restore the folder, or run the sweep again");
+  if (p.contains("id") && p["id"] != point_id(want))
+    throw InputError(path, where + "/id",
+                     "point " + std::to_string(idx) + " records the id " + p["id"].dump() + ", but its parameters give \"" +
+                         point_id(want) + "\" (the manifest was changed after the sweep); restore the folder, or run the "
+                         "sweep again");
+}
+
 // Adds the points of manifest `m` (read from `path` in folder `dir`, the folder `folder` of
 // `ms.folders`): a done point wins over a failed one, and two folders holding the same point done
 // must agree on it. Every done point is checked against its point file first.
 void add_points(const ojson& m, const std::string& path, const std::string& dir, long folder, Manifests& ms) {
   size_t k = 0;
+  const std::vector<SweepAxis> axes = manifest_axes(m["sweep"]);
   for (const auto& p : m["points"]) {
     if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned())
       throw InputError::in_source(path, "a point without an index");
     const size_t idx = p["index"].get<size_t>();
     const std::string status = p.value("status", "");
+    check_point_identity(p, k, path, axes);
     if (status == "done") check_point_against_file(p, k, path, dir);
     ++k;
     if (status == "pending") {

@@ -35,6 +35,7 @@ bool reap(pid_t pid, bool block, SpawnResult& r) {
   struct rusage ru {};
   if (::wait4(pid, &st, block ? 0 : WNOHANG, &ru) != pid) return false;
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  r.term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
   r.peak_rss_kib = ru.ru_maxrss;
   return true;
 }

@@ -81,6 +81,7 @@ struct SpawnResult {
   bool ready = false;     ///< `ready` held before the run ended (true when there is no `ready`)
   bool ended = false;     ///< the run ended within end_within, by itself or by the signals
   int status = -1;        ///< exit status, 128 + signal when a signal ended it; -1 unless `ended`
+  int term_signal = 0;    ///< the signal that ended it (0: it called exit, even with 128 + N)
   long peak_rss_kib = 0;  ///< the child's peak resident set in KiB (wait4's ru_maxrss)
   std::string err;        ///< its stderr (stdout goes to /dev/null)
 };

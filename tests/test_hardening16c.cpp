@@ -196,6 +196,19 @@ TEST_CASE("item 5: merge checks a manifest's summaries against the point files",
   CHECK(r.err.find(manifest + ": /points/0: point 0 is done, but its point file") != std::string::npos);
   fs::rename((d / "moved.jsonl").string(), dir + "/points/" + id0 + ".jsonl");
   CHECK(run_capture("merge " + dir + " --out " + out).status == 0);
+  // The attack of stop 21: point 0's parameters edited from seed 0 to seed 1 (the axis /seed is
+  // [0, 1]) were merged as point 0's, with seed 0's results under seed 1. Its id is left alone.
+  m = nlohmann::ordered_json::parse(kept);
+  m["points"][0]["parameters"]["/seed"] = 1;
+  spit(manifest, m.dump(2) + "\n");
+  fs::remove(out);
+  r = run_capture("merge " + dir + " --out " + out);
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find(manifest + ": /points/0/parameters: point 0 records the parameters {\"/seed\":1}, but the "
+                              "sweep's axes give point 0 {\"/seed\":0}") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  spit(manifest, kept);
 }
 
 // host.cpus 64 and io_queues 64: a probe that succeeds creates 64 queue pairs, 4 doorbell writes
@@ -248,4 +261,27 @@ TEST_CASE("item 7: the time-limit message is the same for decoupled and coupled 
   CHECK(decoupled.err.find("trial 10 of variant \"base\" stopped: the host needed an event after 2^63 ps") !=
         std::string::npos);
   CHECK(decoupled.err == coupled.err);
+}
+
+// The attack of stop 21: a file's "trials": "abc" and "seed": -5, or the same through --set, ran
+// with exit 0 when --trials and --seed replaced them; validate refuses the same file. The
+// options replace valid values only.
+TEST_CASE("--trials and --seed do not hide an invalid trials or seed in the file or a --set", "[issue16c]") {
+  const fs::path d = scratch("trials");
+  const std::string f = (d / "tb.json").string();
+  spit(f, R"({"schema":"nvmesim.scenario/1","trials":"abc","seed":-5,"controllers":[{}]})");
+  auto r = run_capture("run '" + f + "' -q --trials 1 --seed 1");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("/trials") != std::string::npos);
+  const std::string ok = (d / "ok.json").string();
+  spit(ok, R"({"schema":"nvmesim.scenario/1","trials":3,"seed":7,"controllers":[{}]})");
+  r = run_capture("run '" + ok + "' -q --trials 1 --set '/trials=\"abc\"'");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("/trials") != std::string::npos);
+  r = run_capture("run '" + ok + "' -q --seed 3 --set '/seed=-1'");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("/seed") != std::string::npos);
+  // Valid values are replaced: exit 0.
+  r = run_capture("run '" + ok + "' -q --trials 1 --seed 3");
+  CHECK(r.status == 0);
 }

@@ -223,6 +223,28 @@ TEST_CASE("messages by release - no probe-failure line from 6.2", "[release][sys
   CHECK(count_lines(t62, "nvme nvme0: Device not ready; aborting initialisation, CSTS=0x0") == 1);
 }
 
+TEST_CASE("messages by release - a failed reset logs Disabling device from 6.2", "[release][systemc]") {
+  // `nvme reset` of a probed controller whose reads return all ones from 20 ms on: the probe
+  // (1 ms to driver init, 1 ms enable latency, a few ms in all) succeeds before the window; the
+  // reset's disable wait reads all ones and fails with -ENODEV (-19). Up to 6.1 the reset work's
+  // error path logs "Removing after probe failure status: -19"; from 6.2 (the probe's own error
+  // goes to the driver core) the reset work logs "Disabling device after reset failure: -19".
+  const json j = run_to_json(R"({"schema": "nvmesim.scenario/1", "trials": 1, "workload": "reset",
+    "host": {"kernel": "6.1", "hz": 250, "wakeup_latency": "0ns", "init_to_probe": "1ms"},
+    "controllers": [{"cap": {"to": 2}, "handoff": "disabled", "enable_latency": "1ms",
+                     "faults": {"all_ones": {"from": "20ms"}}}],
+    "variants": [{"name": "6.1", "patch": {}}, {"name": "6.2", "patch": {"host": {"kernel": "6.2"}}}]})",
+                             "release_reset_failure.json");
+  const json& t61 = variant(j, "6.1")["trials"][0];
+  const json& t62 = variant(j, "6.2")["trials"][0];
+  CHECK(t61["status"] == "enodev");
+  CHECK(t62["status"] == "enodev");
+  CHECK(count_lines(t61, "nvme nvme0: Removing after probe failure status: -19") == 1);
+  CHECK(count_lines(t61, "Disabling device") == 0);
+  CHECK(count_lines(t62, "nvme nvme0: Disabling device after reset failure: -19") == 1);
+  CHECK(count_lines(t62, "Removing after probe failure") == 0);
+}
+
 TEST_CASE("messages by release - D3 entry latency instead of Shutdown timeout from 6.9", "[release][systemc]") {
   // RTD3E 10 s raises the shutdown timeout from 5 s to clamp(10, 5, 60) = 10 s: 6.8 says
   // "Shutdown timeout set to 10 seconds", 6.9 "D3 entry latency set to 10 seconds" (the table's

@@ -48,6 +48,7 @@ void linux_driver::run(HostAction action) {
   using namespace linux_phase;
   static const PhaseNames kBoot{&kPreProbe, &kDisable, &kEnable, &kAdmin, &kNamespace};
   static const PhaseNames kReboot{&kRebootPreProbe, &kRebootDisable, &kRebootEnable, &kRebootAdmin, &kRebootNamespace};
+  resetting_ = action == HostAction::reset;
   switch (action) {
     case HostAction::probe: probe(kBoot); break;
     case HostAction::shutdown: shutdown(); break;
@@ -63,9 +64,16 @@ void linux_driver::run(HostAction action) {
 void linux_driver::message(const std::string& text) { host().message(text); }
 
 void linux_driver::fail(ProbeStatus status, int errno_value) {
-  // Up to 6.1 the reset work's error path logs the status; from 6.2 the probe returns it silently.
-  if (host().params().profile.probe_failure_message && host().detailed())
-    message("Removing after probe failure status: " + std::to_string(-errno_value));
+  // Up to 6.1 the probe runs in the reset work, whose error path logs "Removing after probe
+  // failure" for a probe and an `nvme reset` alike. From 6.2 the probe returns its error to the
+  // driver core (not modelled: the core's own "probe ... failed with error" line), and only the
+  // reset work, which a reset still runs, logs "Disabling device after reset failure".
+  if (host().detailed()) {
+    if (host().params().profile.probe_failure_message)
+      message("Removing after probe failure status: " + std::to_string(-errno_value));
+    else if (resetting_)
+      message("Disabling device after reset failure: " + std::to_string(-errno_value));
+  }
   host().finish(status);
 }
 

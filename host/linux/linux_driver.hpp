@@ -105,6 +105,7 @@ class linux_driver final : public HostDriver {
   uint32_t granted_queues_ = 0;  // I/O queue pairs created by the last probe
   bool model_quirk_ = false;     // the model-string quirk matched at Identify (this boot)
   bool tagset_ = false;          // the I/O tag set exists (a probe of this boot created the I/O queues)
+  bool resetting_ = false;       // this action is an `nvme reset` (its failure message from 6.2)
   uint32_t shutdown_timeout_s_ = 5;
   bool crime_set_ = false;
   uint32_t last_csts_ = 0;       // CSTS of the last failed wait (CFS decides the status)
