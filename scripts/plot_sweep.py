@@ -17,14 +17,17 @@ numerically, releases such as 5.10 after 5.9). Legends sit beside the axes, neve
 Axis labels come from the parameter's name and unit. --real draws a measured value or band.
 The x axis is logarithmic when its values are positive and span two decades or more (a logspace
 axis), linear otherwise; --logx and --linx choose. A line whose p50 equals an earlier line's at
-every x, or within half a percent of the panel's height of it, is drawn hollow and dashed, and its
-legend entry says "(same p50 as ...)" or "(within D ms of ...)".
+every x, or whose p5, p50 and p95 lie within half a percent of the panel's height of it (as drawn:
+in decades under --logy), is drawn hollow and dashed, and its legend entry says "(same as ...)" or
+"(within D ms of ...)". Points without statistics (no successful trial) are named on stderr and
+counted in the title.
 
 Examples:
   /usr/bin/python3 scripts/plot_sweep.py merged.json --x /controllers/0/enable_latency -o sweep.png
   /usr/bin/python3 scripts/plot_sweep.py merged.json --x /controllers/0/enable_latency --facet /host/hz \\
       --color /host/kernel --real "AWS 5.6=217.2" --real "AWS 5.7=6.4" --logy -o sweep.png
 """
+import math
 import os
 import re
 import sys
@@ -100,7 +103,7 @@ def shown(dim, value):
 
 def collect_rows(doc, a):
     """[(dims {dim: value}, x, p5, p50, p95)] and the dimensions besides x, in file order."""
-    rows, dims, axes_seen = [], [], set()
+    rows, dims, axes_seen, skipped = [], [], set(), []
     for i, pt in enumerate(doc["points"]):
         params = pt.get("parameters")
         if not isinstance(params, dict):
@@ -110,20 +113,29 @@ def collect_rows(doc, a):
             continue
         for v in pt.get("variants", []):
             s = v.get(a.metric) or v.get("summary", {}).get(a.metric)
-            if not s or any(not isinstance(s.get(q), (int, float)) for q in ("p5", "p50", "p95")):
-                continue  # a failed point, or no successful trial: nothing to draw
+            if not s or any(not isinstance(s.get(q), (int, float)) or isinstance(s.get(q), bool) or
+                            not math.isfinite(s.get(q)) for q in ("p5", "p50", "p95")):
+                # A failed point, or no successful trial: nothing to draw, but said (stderr and
+                # the figure), never dropped without a word.
+                skipped.append(f"{pt.get('id', i)} {v.get('name', '?')}")
+                continue
             d = {k: val for k, val in params.items() if k != a.x}
             d[VARIANT] = v.get("name", "?")
             rows.append((d, params[a.x], s["p5"], s["p50"], s["p95"]))
     if not any(a.x in pt.get("parameters", {}) for pt in doc["points"] if isinstance(pt.get("parameters"), dict)):
         raise plotlib.InputProblem(f"--x {a.x}: not an axis of {a.merged}; axes: {', '.join(sorted(axes_seen)) or 'none'}")
     if not rows:
-        raise plotlib.InputProblem(f"{a.merged}: no point has {a.metric} p5/p50/p95 statistics")
+        raise plotlib.InputProblem(f"{a.merged}: no point has finite {a.metric} p5/p50/p95 statistics (a point "
+                                   f"with no successful trial has none); {len(skipped)} point-variants without")
+    if skipped:
+        print(f"plot_sweep.py: {len(skipped)} point-variant(s) not drawn, without {a.metric} statistics (no "
+              f"successful trial, or a failed point): {', '.join(skipped[:10])}"
+              + (" ..." if len(skipped) > 10 else ""), file=sys.stderr)
     for d, *_ in rows:
         for k in d:
             if k not in dims and len({str(r[0].get(k)) for r in rows}) > 1:
                 dims.append(k)
-    return rows, dims
+    return rows, dims, skipped
 
 
 def assign(dims, a):
@@ -150,17 +162,18 @@ def x_axis(raw_x, ptr):
     return "cat", lambda v: cats.index(str(v)), name_of(ptr), cats
 
 
-def overlapped(series, drawn, near_ms):
-    """' (same p50 as L)' when an earlier line L has this (x, p50) series, ' (within D ms of L)'
-    when it has the same x values and every p50 within near_ms (it would be drawn on top of L),
-    else ''."""
+def overlapped(series, drawn, near, f):
+    """' (same as L)' when an earlier line L has this (x, p5, p50, p95) series; ' (within D ms of
+    L)' when it has the same x values and its p5, p50 and p95 all lie within `near` of L's as
+    drawn (f: the y axis' scale; D the largest difference in ms): it would hide L or be hidden by
+    it. Else ''."""
     if series in drawn:
-        return f" (same p50 as {drawn[series]})"
+        return f" (same as {drawn[series]})"
     for other, label in drawn.items():
-        if [x for x, _ in other] == [x for x, _ in series]:
-            d = max(abs(a - b) for (_, a), (_, b) in zip(other, series))
-            if d <= near_ms:
-                return f" (within {d:.3g} ms of {label})"
+        if [p[0] for p in other] == [p[0] for p in series]:
+            pairs = [(a, b) for po, ps in zip(other, series) for a, b in zip(po[1:], ps[1:])]
+            if all(abs(f(a) - f(b)) <= near for a, b in pairs):
+                return f" (within {max(abs(a - b) for a, b in pairs):.3g} ms of {label})"
     return ""
 
 
@@ -200,23 +213,27 @@ def draw_reals(ax, reals):
                        gid="real")
 
 
-def draw_facet(ax, rows, roles, rest, conv, colours, styles):
+def draw_facet(ax, rows, roles, rest, conv, colours, styles, logy=False):
     """One panel: a line per combination of colour, style and the other dimensions, sorted."""
     lines = {}
     for d, x, p5, p50, p95 in rows:
         key = tuple(d.get(r) for r in (roles["color"], roles["style"])) + tuple(d.get(k) for k in rest)
         lines.setdefault(key, []).append((conv(x), p5, p50, p95))
     dims = [roles["color"], roles["style"]] + rest
-    drawn = {}  # (x, p50) series -> label of the first line drawn with it
-    ys = [r[3] for r in rows]
-    near_ms = 0.005 * (max(ys) - min(ys)) if ys else 0.0  # half a percent of the panel's height
+    drawn = {}  # (x, p5, p50, p95) series -> label of the first line drawn with it
+    # Closeness on the panel as drawn: in decades under --logy (values <= 0 are not drawn there).
+    f = (lambda y: math.log10(y) if y > 0 else float("-inf")) if logy else (lambda y: y)
+    ys = [f(v) for r in rows for v in r[2:5] if math.isfinite(f(v))]
+    near = 0.005 * (max(ys) - min(ys)) if ys else 0.0  # half a percent of the panel's height
     for key in sorted(lines, key=lambda k: [sort_key(v) for v in k]):
         pts = sorted(lines[key])
         cval, sval = key[0], key[1]
         label = ", ".join(shown(dim, v) for dim, v in zip(dims, key) if dim is not None) or "p50"
         c = colours.get(cval, "C0")
-        series = tuple((p[0], p[2]) for p in pts)
-        under = overlapped(series, drawn, near_ms)
+        series = tuple(pts)
+        under = overlapped(series, drawn, near, f)
+        ax.fill_between([p[0] for p in pts], [p[1] for p in pts], [p[3] for p in pts], color=c, alpha=0.15,
+                        linewidth=0)
         if under:
             # A line on top of another hides it: say so in the legend, and draw it hollow and dashed
             # so that both stay visible.
@@ -225,15 +242,13 @@ def draw_facet(ax, rows, roles, rest, conv, colours, styles):
                     color=c, linestyle=(0, (4, 3)), label=label)
             continue
         drawn[series] = label
-        ax.fill_between([p[0] for p in pts], [p[1] for p in pts], [p[3] for p in pts], color=c, alpha=0.15,
-                        linewidth=0)
         ax.plot([p[0] for p in pts], [p[2] for p in pts], marker="o", markersize=3.5, color=c,
                 linestyle=styles.get(sval, "-"), label=label)
 
 
 def draw(a):
     doc = load_merged(a.merged)
-    rows, dims = collect_rows(doc, a)
+    rows, dims, skipped = collect_rows(doc, a)
     roles, rest = assign(dims, a)
     kind, conv, xlabel, cats = x_axis([r[1] for r in rows], a.x)
     reals = [parse_real(r) for r in a.real]
@@ -245,7 +260,7 @@ def draw(a):
     fig, axes = plt.subplots(1, len(facets), figsize=(4.0 * len(facets) + 3.0, 4.2), squeeze=False, sharey=True)
     for ax, fv in zip(axes[0], facets):
         sub = [r for r in rows if roles["facet"] is None or r[0].get(roles["facet"]) == fv]
-        draw_facet(ax, sub, roles, rest, conv, colours, styles)
+        draw_facet(ax, sub, roles, rest, conv, colours, styles, a.logy)
         draw_reals(ax, reals)
         if roles["facet"] is not None:
             ax.set_title(shown(roles["facet"], fv), fontsize=9)
@@ -269,7 +284,10 @@ def draw(a):
     # Beside the panels, never over the data.
     fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=7, frameon=False,
                handlelength=3.5)
-    fig.suptitle(doc.get("name") or doc.get("sweep", {}).get("name") or os.path.basename(a.merged), fontsize=10)
+    title = doc.get("name") or doc.get("sweep", {}).get("name") or os.path.basename(a.merged)
+    if skipped:
+        title += f"\n({len(skipped)} point-variant(s) not drawn: no successful trial)"
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -88,8 +88,8 @@ void check_point_against_file(const ojson& p, size_t k, const std::string& path,
 
 std::vector<SweepAxis> manifest_axes(const ojson& sweep);
 
-// A point's recorded parameters and id (entry `k` of the manifest at `path`) must be those the
-// sweep's axes give its index: a hand edit that moved a result to other parameters was merged as
+// A point's recorded parameters (entry `k` of the manifest at `path`) must be those the sweep's
+// axes give its index (a done point's id is checked against its point file): a hand edit that moved a result to other parameters was merged as
 // theirs (the attack of stop 21). InputError at the field otherwise.
 void check_point_identity(const ojson& p, size_t k, const std::string& path, const std::vector<SweepAxis>& axes) {
   const size_t idx = p["index"].get<size_t>();
@@ -100,11 +100,6 @@ void check_point_identity(const ojson& p, size_t k, const std::string& path, con
                      "point " + std::to_string(idx) + " records the parameters " + p["parameters"].dump() +
                          ", but the sweep's axes give point " + std::to_string(idx) + " " + want.dump() +
                          " (the manifest was changed after the sweep); restore the folder, or run the sweep again");
-  if (p.contains("id") && p["id"] != point_id(want))
-    throw InputError(path, where + "/id",
-                     "point " + std::to_string(idx) + " records the id " + p["id"].dump() + ", but its parameters give \"" +
-                         point_id(want) + "\" (the manifest was changed after the sweep); restore the folder, or run the "
-                         "sweep again");
 }
 
 // Adds the points of manifest `m` (read from `path` in folder `dir`, the folder `folder` of

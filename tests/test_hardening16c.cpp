@@ -266,7 +266,7 @@ TEST_CASE("item 7: the time-limit message is the same for decoupled and coupled 
 // The attack of stop 21: a file's "trials": "abc" and "seed": -5, or the same through --set, ran
 // with exit 0 when --trials and --seed replaced them; validate refuses the same file. The
 // options replace valid values only.
-TEST_CASE("--trials and --seed do not hide an invalid trials or seed in the file or a --set", "[issue16c]") {
+TEST_CASE("the trials and seed options do not hide an invalid trials or seed in the file or a set", "[issue16c]") {
   const fs::path d = scratch("trials");
   const std::string f = (d / "tb.json").string();
   spit(f, R"({"schema":"nvmesim.scenario/1","trials":"abc","seed":-5,"controllers":[{}]})");

@@ -233,10 +233,18 @@ def check_sweep(w, script):
     run([PY, script, w("merged.json"), "--x", "/controllers/0/enable_latency", "-o", w("c.png")])
     fig = figure()
     lines = [l for l in fig.axes[0].get_lines() if l.get_gid() is None]
-    # 5.7's wait sleeps in usleep_range (an hrtimer), which HZ does not touch, and the same seed
-    # draws the same device: its HZ 1000 line lies on its HZ 100 line, and its legend says so.
+    # A line whose p5, p50 and p95 equal an earlier line's at every x says so in its legend. Whether
+    # 5.7's HZ 1000 line equals its HZ 100 line is read here from the merged file itself (not
+    # assumed): the label must follow the data either way.
+    def stats(kernel, hz):
+        return sorted((plotlib_ms(p["parameters"]["/controllers/0/enable_latency"]),
+                       tuple(p["variants"][0]["summary"]["probe_ms"][q] for q in ("p5", "p50", "p95")))
+                      for p in doc["points"]
+                      if p["parameters"]["/host/kernel"] == kernel and p["parameters"]["/host/hz"] == hz)
+    same57 = " (same as kernel 5.7, HZ 100)" if stats("5.7", 1000) == stats("5.7", 100) else ""
+    check(stats("5.6", 1000) != stats("5.6", 100), "the fixture's 5.6 lines differ by HZ (msleep rounds to jiffies)")
     check([l.get_label() for l in lines] == ["kernel 5.6, HZ 100", "kernel 5.6, HZ 1000", "kernel 5.7, HZ 100",
-                                             "kernel 5.7, HZ 1000 (same p50 as kernel 5.7, HZ 100)"],
+                                             "kernel 5.7, HZ 1000" + same57],
           f"lines {[l.get_label() for l in lines]}")
     check(lines[0].get_color() == lines[1].get_color() != lines[2].get_color(), "colour by kernel")
     check(lines[0].get_linestyle() != lines[1].get_linestyle() and
@@ -273,7 +281,7 @@ def check_same_curves(w, script):
     run([PY, script, w("same.json"), "--x", "/controllers/0/enable_latency", "--facet", "/host/hz",
          "-o", w("s.png")])
     labels = [l.get_label() for l in figure().axes[0].get_lines() if l.get_gid() is None]
-    check(labels == ["kernel 5.6", "kernel 5.7 (same p50 as kernel 5.6)"], f"identical curves {labels}")
+    check(labels == ["kernel 5.6", "kernel 5.7 (same as kernel 5.6)"], f"identical curves {labels}")
     # One panel, 5.6 and 5.7 at HZ 100 and 1000 (p50s from about 6 to 217 ms). 5.7's HZ 1000 line,
     # equal to its HZ 100 line in the real sweep, moved 0.5 ms up: below half a percent of the
     # panel's height (0.005 x ~211 = ~1.05 ms), so still drawn on top of it, and said.
@@ -287,6 +295,22 @@ def check_same_curves(w, script):
     labels = [l.get_label() for l in figure().axes[0].get_lines() if l.get_gid() is None]
     check(labels == ["kernel 5.6, HZ 100", "kernel 5.6, HZ 1000", "kernel 5.7, HZ 100",
                      "kernel 5.7, HZ 1000 (within 0.5 ms of kernel 5.7, HZ 100)"], f"near curves {labels}")
+    # Under --logy closeness is in decades: the panel spans log10(217/6) = ~1.56 decades, half a
+    # percent of it is ~0.0078 decades (a factor of 1.018); 0.5 ms over ~6 ms is a factor of ~1.08,
+    # clearly apart on a log axis: no "within".
+    run([PY, script, w("near.json"), "--x", "/controllers/0/enable_latency", "--logy", "-o", w("nl.png")])
+    labels = [l.get_label() for l in figure().axes[0].get_lines() if l.get_gid() is None]
+    check(labels[3] == "kernel 5.7, HZ 1000", f"near curves under --logy {labels}")
+    # A point without statistics (no successful trial) is not drawn, and is said: on stderr by its
+    # id and in the title's count.
+    gone = json.loads(json.dumps(base))
+    gone["points"][0]["variants"][0]["summary"]["probe_ms"] = None
+    with open(w("gone.json"), "w") as f:
+        json.dump(gone, f)
+    e = run([PY, script, w("gone.json"), "--x", "/controllers/0/enable_latency", "-o", w("g.png")])
+    check("1 point-variant(s) not drawn" in e.stderr and str(gone["points"][0]["id"]) in e.stderr,
+          f"skipped point on stderr: {e.stderr!r}")
+    check("1 point-variant(s) not drawn" in figure()._suptitle.get_text(), "skipped point in the title")
 
 
 def check_predict(w, script):

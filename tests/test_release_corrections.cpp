@@ -224,15 +224,16 @@ TEST_CASE("messages by release - no probe-failure line from 6.2", "[release][sys
 }
 
 TEST_CASE("messages by release - a failed reset logs Disabling device from 6.2", "[release][systemc]") {
-  // `nvme reset` of a probed controller whose reads return all ones from 20 ms on: the probe
-  // (1 ms to driver init, 1 ms enable latency, a few ms in all) succeeds before the window; the
-  // reset's disable wait reads all ones and fails with -ENODEV (-19). Up to 6.1 the reset work's
+  // `nvme reset` of a probed controller whose reads return all ones from 15 ms on: the probe
+  // (1 ms to driver init, 10 ms enable latency polled every 1-2 ms: about 12 ms) succeeds before
+  // the window; the reset's enable wait (another 10 ms) reads all ones from 15 ms and fails with
+  // -ENODEV (-19). Up to 6.1 the reset work's
   // error path logs "Removing after probe failure status: -19"; from 6.2 (the probe's own error
   // goes to the driver core) the reset work logs "Disabling device after reset failure: -19".
   const json j = run_to_json(R"({"schema": "nvmesim.scenario/1", "trials": 1, "workload": "reset",
     "host": {"kernel": "6.1", "hz": 250, "wakeup_latency": "0ns", "init_to_probe": "1ms"},
-    "controllers": [{"cap": {"to": 2}, "handoff": "disabled", "enable_latency": "1ms",
-                     "faults": {"all_ones": {"from": "20ms"}}}],
+    "controllers": [{"cap": {"to": 2}, "handoff": "disabled", "enable_latency": "10ms",
+                     "faults": {"all_ones": {"from": "15ms"}}}],
     "variants": [{"name": "6.1", "patch": {}}, {"name": "6.2", "patch": {"host": {"kernel": "6.2"}}}]})",
                              "release_reset_failure.json");
   const json& t61 = variant(j, "6.1")["trials"][0];
