@@ -92,11 +92,22 @@ SimHost read_posterior_host(const JsonNode& n, const std::string& name) {
 }
 
 // The lines present in each run of /observations/runs: which blocks the fit made.
-std::vector<std::array<bool, kBootLines>> runs_of(const JsonNode& obs) {
+// Each run's "host" must name one of /observations/hosts (a hand edit that names another would
+// be read as a run of no host).
+std::vector<std::array<bool, kBootLines>> runs_of(const JsonNode& obs, const std::vector<SimHost>& hosts) {
   const JsonNode runs = need(obs, "runs");
   if (runs.array().empty()) runs.fail("must not be empty: a fit has at least one run");
   std::vector<std::array<bool, kBootLines>> out;
   for (size_t i = 0; i < runs.array().size(); ++i) {
+    const JsonNode host = need(runs.at(i), "host");
+    const std::string hname = host.str();
+    std::string known;
+    bool found = false;
+    for (const SimHost& h : hosts) {
+      found = found || h.name == hname;
+      known += (known.empty() ? "\"" : ", \"") + h.name + "\"";
+    }
+    if (!found) host.fail("\"" + hname + "\" is not a host in /observations/hosts (known: " + known + ")");
     const JsonNode lines = need(runs.at(i), "lines");
     if (!lines.json().is_object()) lines.fail("must be an object of boot lines");
     std::array<bool, kBootLines> has{};
@@ -176,9 +187,13 @@ PosteriorModel parse_posterior(const oj& doc, const std::string& source) {
   const JsonNode hosts = need(obs, "hosts");
   if (!hosts.json().is_object() || hosts.json().empty()) hosts.fail("must be a non-empty object of the observed hosts");
   for (const auto& [name, h] : hosts.json().items()) p.hosts.push_back(read_posterior_host(hosts.at(name), name));
-  const std::vector<BlockSpec> want = block_specs(runs_of(obs));
+  const std::vector<BlockSpec> want = block_specs(runs_of(obs, p.hosts));
   const JsonNode blocks = need(root, "blocks");
   std::vector<bool> seen(want.size(), false);
+  // The blocks are kept in the fit's order, whatever the file's: draw_posterior keys each block's
+  // draws by its index, so a file with its blocks reordered predicts the same numbers.
+  p.pops.resize(want.size());
+  p.specs.resize(want.size());
   for (size_t b = 0; b < blocks.array().size(); ++b) {
     const JsonNode bn = blocks.at(b);
     const JsonNode nm = need(bn, "name");
@@ -191,9 +206,7 @@ PosteriorModel parse_posterior(const oj& doc, const std::string& source) {
     if (w == 0) nm.fail("\"" + nm.str() + "\" is not a block of this fit's runs (expected: " + known + ")");
     if (seen[w - 1]) nm.fail("block \"" + nm.str() + "\" is given twice");
     seen[w - 1] = true;
-    BlockSpec spec;
-    p.pops.push_back(read_block(bn, want[w - 1], spec));
-    p.specs.push_back(spec);
+    p.pops[w - 1] = read_block(bn, want[w - 1], p.specs[w - 1]);
   }
   for (size_t i = 0; i < want.size(); ++i)
     if (!seen[i]) blocks.fail("has no block \"" + want[i].name + "\": the runs in /observations/runs need it");

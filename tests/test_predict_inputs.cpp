@@ -123,3 +123,36 @@ TEST_CASE("predict: --set of a key inside host's objects is refused for what it 
   CHECK_THAT(r.err, Catch::Contains("--set /host/init_to_probe=1ms: /host/init_to_probe cannot be set by a what-if "
                                     "(init_to_probe is fitted)"));
 }
+
+TEST_CASE("predict: a run naming a host the posterior does not observe is exit 2 at its pointer", "[fit][predict][inputs]") {
+  // The shipped posterior observes amzn-5.6 and amzn-5.7; a hand edit that names another host in
+  // /observations/runs/0/host used to be accepted (the run was read as a run of no host).
+  oj doc = posterior();
+  doc["observations"]["runs"][0]["host"] = "nonexistent";
+  try {
+    (void)parse_posterior(doc, "post.json");
+    FAIL("accepted a run of an unknown host");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()),
+               Catch::Contains("/observations/runs/0/host") && Catch::Contains("\"nonexistent\" is not a host in /observations/hosts") &&
+                   Catch::Contains("\"amzn-5.6\", \"amzn-5.7\""));
+  }
+  doc["observations"]["runs"][0].erase("host");
+  CHECK_THROWS_AS(parse_posterior(doc, "post.json"), InputError);
+}
+
+TEST_CASE("predict: the order of a posterior's blocks does not change what it predicts", "[fit][predict][inputs]") {
+  // The same blocks in another order are the same posterior. The draws of block b are keyed by
+  // b, so the blocks must be read into the fit's order (device, namespace_scan, mount, vfs_root,
+  // init_exec), not the file's: swapping the first two used to change every draw.
+  const oj doc = posterior();
+  oj swapped = doc;
+  std::swap(swapped["blocks"][0], swapped["blocks"][1]);
+  REQUIRE(swapped["blocks"][0]["name"] != doc["blocks"][0]["name"]);
+  const PosteriorModel a = parse_posterior(doc, "a.json"), b = parse_posterior(swapped, "b.json");
+  REQUIRE(a.specs.size() == b.specs.size());
+  for (size_t i = 0; i < a.specs.size(); ++i) CHECK(a.specs[i].name == b.specs[i].name);
+  const auto da = draw_posterior(a, 16, 7), db = draw_posterior(b, 16, 7);
+  REQUIRE(da.size() == db.size());
+  for (size_t j = 0; j < da.size(); ++j) CHECK(da[j] == db[j]);
+}
