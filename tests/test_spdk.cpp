@@ -173,6 +173,20 @@ TEST_CASE("spdk: all-ones CSTS reads are retried until the state's timeout", "[s
   CHECK(!t.has_line("Failed to initialize SSD: 0000:04:00.0"));
 }
 
+// All ones from the start: state 0 has no timeout (it is entered at construction with an
+// infinite one), so its failed CC/CSTS read fails the controller at once, with no wait read.
+TEST_CASE("spdk: all ones in state 0 fails at once: Failed to read CC and CSTS in state 0", "[spdk][systemc]") {
+  const auto trials = spdk(R"({"faults": {"all_ones": {"from": "0s"}}})");
+  const test::BenchTrial& t = trials[0];
+  CHECK(t.status == ProbeStatus::enodev);
+  CHECK(t.phase("disable").polls == 0);
+  CHECK(t.reads_of("CSTS") == 1);
+  CHECK(!t.has_phase("enable"));
+  CHECK(t.lines == std::vector<std::string>{
+                       "nvme_ctrlr.c:1294:nvme_ctrlr_process_init: *ERROR*: Failed to read CC and CSTS in state 0",
+                       "nvme.c: 439:nvme_init_controllers: *ERROR*: Failed to initialize SSD: 0000:04:00.0"});
+}
+
 // Shutdown, one controller after the other: CC read, CC.SHN=01b written (its end: s0), then
 // read, delay(1 ms), ... Neither controller completes (shutdown latency 30 s). nvme0's RTD3E
 // 12 s: limit max(ceil(12000000 us / 1000), 10000) = 12000 ms; nvme1's RTD3E 0: 10000 ms. The
@@ -282,7 +296,7 @@ TEST_CASE("scenario spdk-vs-linux-allones: Linux fails at the first all-ones rea
 
 // The predictions in scenarios/spdk-shutdown-16.json's comment: per controller the CC read and
 // write and the first read (< 2 us), then reads of ~0.946 us and 1 ms delays, one after the other.
-TEST_CASE("scenario spdk-shutdown-16: 72 s at 4.5 s each; 160 s at the 10 s limit; 80 s at 17.x's 5 s",
+TEST_CASE("scenario spdk-shutdown-16: 72 s at 4.5 s each, 160 s at the 10 s limit, 80 s at the 5 s limit of 17.x",
           "[spdk][behaviour][systemc]") {
   const json j = test::run_file("spdk-shutdown-16.json", "spdk_shutdown16.json", 1);
   for (const auto& t : variant_of(j, "4.5 s device, 18.01+")["trials"]) {
