@@ -17,6 +17,10 @@ struct HostParams {
   std::string driver_release;
   /// host.sleep_lateness: where FreeBSD 13.1+'s pause_sbt callouts fire in [d, 1.5 d].
   SleepPolicy::Lateness sleep_lateness = SleepPolicy::Lateness::uniform;
+  /// host.poll_interval (SPDK): the application's time between two polls of a controller's init
+  /// state machine, drawn per poll (SleepPolicy::app_poll); default 2 us fixed (a busy-polling
+  /// application, other-hosts.md "More facts per host": "a few microseconds").
+  Distribution poll_interval = Distribution::fixed(2'000'000);
   KernelVersion kernel;                  ///< host.kernel
   KernelProfile profile;                 ///< the release's row, with host.overrides applied
   TimerSettings timers;                  ///< HZ, tick mode, highres, background IRQ rate

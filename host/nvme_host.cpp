@@ -265,6 +265,9 @@ int64_t nvme_host::sleep(const SleepPolicy& policy) {
   const double irq_u = irq_stream_.next_uniform();
   int64_t end = add_ps(t0_ps_, p.end_ps(*ctx_.clock, h.timers, rules, start - t0_ps_, irq_u));
   if (p.schedules()) end = add_ps(end, h.wakeup_latency.sample_ps(wakeup_stream_));
+  // SPDK: the application's work until it polls again (the wakeup stream: no driver that uses
+  // app_poll has a scheduler wakeup latency).
+  if (p.kind() == SleepPolicy::Kind::app_poll) end = add_ps(end, h.poll_interval.sample_ps(wakeup_stream_));
   const HostState awake = awake_state_;
   set_state(HostState::sleep);
   advance(end - start);

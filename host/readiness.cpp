@@ -8,11 +8,13 @@ namespace nvmesim {
 namespace {
 
 // The deadline test at trial time `now_rel`; the wait started at tick `start_tick`.
-bool expired(const TickClock& clock, const Deadline& d, uint64_t start_tick, int64_t now_rel, int64_t slept_ps) {
+bool expired(const TickClock& clock, const Deadline& d, uint64_t start_tick, int64_t start_rel, int64_t now_rel,
+             int64_t slept_ps) {
   switch (d.rule) {
     case Deadline::Rule::time_after: return time_after(clock.jiffies_at(now_rel), start_tick + d.amount);
     case Deadline::Rule::reached: return clock.jiffies_at(now_rel) - start_tick >= d.amount;
     case Deadline::Rule::slept_over: return slept_ps > static_cast<int64_t>(d.amount);
+    case Deadline::Rule::elapsed_over: return static_cast<uint64_t>(now_rel - start_rel) > d.amount;
   }
   return true;
 }
@@ -43,7 +45,8 @@ uint32_t read_register(nvme_host& host, WaitSpec::Register reg, bool& all_ones) 
 
 WaitResult wait_until_ready(nvme_host& host, const WaitSpec& spec, size_t phase) {
   const TickClock& clock = *host.context().clock;
-  const uint64_t start_tick = clock.jiffies_at(host.now_rel());
+  const int64_t start_rel = host.now_rel();
+  const uint64_t start_tick = clock.jiffies_at(start_rel);
   const Deadline& d = spec.deadline;
   std::optional<SleepPolicy> sleep = spec.sleep;
   WaitResult r;
@@ -52,7 +55,7 @@ WaitResult wait_until_ready(nvme_host& host, const WaitSpec& spec, size_t phase)
     r.end = WaitResult::End::timed_out;
     return r;
   };
-  auto past_deadline = [&]() { return expired(clock, d, start_tick, host.now_rel(), r.slept_ps); };
+  auto past_deadline = [&]() { return expired(clock, d, start_tick, start_rel, host.now_rel(), r.slept_ps); };
   if (d.check == Deadline::Check::before_read && past_deadline()) return timed_out();
   for (;;) {
     // 1. read

@@ -20,6 +20,7 @@ struct Deadline {
     time_after,  ///< clock ticks (DriverContext::clock) since the start > `amount`: Linux's time_after(jiffies, deadline)
     reached,     ///< clock ticks since the start >= `amount`: U-Boot's get_timer(start) < timeout loop
     slept_over,  ///< requested sleep time (SleepPolicy::requested_ps) summed over the wait > `amount` ps: pcie_flr's poll
+    elapsed_over,  ///< trial time since the wait's start > `amount` ps: SPDK's spdk_get_ticks() > state_timeout_tsc (a TSC: ps resolution)
   };
   /// Where the check stands in the loop.
   enum class Check : uint8_t {
@@ -29,7 +30,7 @@ struct Deadline {
   };
   Rule rule = Rule::time_after;
   Check check = Check::after_sleep;
-  uint64_t amount = 0;  ///< ticks of the clock (time_after, reached) or picoseconds (slept_over)
+  uint64_t amount = 0;  ///< ticks of the clock (time_after, reached) or picoseconds (slept_over, elapsed_over)
 };
 
 /// One readiness wait, as data.

@@ -228,6 +228,11 @@ const Section<HostParams>& host_section() {
                           "(one draw per sleep), `none` (at d), `max` (at 1.5 d: an idle CPU's event timer)",
                           to(&HostParams::sleep_lateness)),
                {"freebsd"}),
+       used_by(KH::row("poll_interval", "duration or distribution", dflt("\"2us\""), "",
+                       "the application's time between two polls of a controller's init state machine "
+                       "(SPDK: a busy-polling application polls every few microseconds); drawn per poll",
+                       [](const Node& n, HostParams& h) { h.poll_interval = read_distribution(n); }),
+               {"spdk"}),
        used_by(KH::object("overrides", "object: `host.overrides`", "change one behaviour of the release", overrides_section(),
                   profile_of), kLinux),
        used_by(KH::integer("cpus", 1, 65536, dflt("64"), "",

@@ -79,7 +79,7 @@ TEST_CASE("hosts: a variant or --set that switches the driver meets the base's L
 TEST_CASE("hosts: a workload the driver has no sequence for fails at load time at /workload", "[hosts][scenario]") {
   CHECK(load_error(with_host(R"({"driver": "uboot"})", R"(, "workload": "shutdown")")) ==
         "s.json: /workload: host.driver \"uboot\" has no shutdown sequence (it runs: probe); the drivers that run "
-        "it: \"linux\"");
+        "it: \"linux\", \"spdk\", \"openbsd\"");
   CHECK(load_error(with_host(R"({"driver": "freebsd"})", R"(, "workload": "reboot")")).find("/workload: ") !=
         std::string::npos);
   CHECK(load_error(with_host(R"({"driver": "edk2"})", R"(, "workload": "reset")")).find("/workload: ") !=

@@ -62,6 +62,7 @@ std::string SleepPolicy::to_string() const {
     case Kind::udelay: return "udelay(" + std::to_string(a_) + ")";
     case Kind::busy: return "busy";
     case Kind::pause_sbt: return "pause_sbt(" + std::to_string(a_) + " sbt)";
+    case Kind::app_poll: return "app_poll";
   }
   return "?";
 }
@@ -85,7 +86,8 @@ int64_t SleepPolicy::requested_ps() const {
     case Kind::usleep_range:
     case Kind::fsleep:
     case Kind::udelay: return int64_t{a_} * 1'000'000;
-    case Kind::busy: return 0;
+    case Kind::busy:
+    case Kind::app_poll: return 0;
     case Kind::pause_sbt: return sbt_ps(a_);
   }
   return 0;
@@ -114,7 +116,8 @@ int64_t SleepPolicy::end_ps(const TickClock& clock, const TimerSettings& setting
       return usleep_range_wake_ps(clock, settings, now_ps, int64_t{a_} * 1000000, int64_t{b_} * 1000000, irq_u);
     case Kind::fsleep: return resolved(settings, rules).end_ps(clock, settings, rules, now_ps, irq_u);
     case Kind::udelay: return add_ps(now_ps, mul_ps(a_, 1000000));
-    case Kind::busy: return now_ps;
+    case Kind::busy:
+    case Kind::app_poll: return now_ps;  // the host adds host.poll_interval's draw (nvme_host::sleep)
     case Kind::pause_sbt: {
       const int64_t d = sbt_ps(a_);
       switch (static_cast<Lateness>(b_)) {

@@ -1,7 +1,8 @@
 #pragma once
 // The sleep between two CSTS reads, as a value (DESIGN section 5): msleep(ms),
 // usleep_range(min_us, max_us), fsleep(us), udelay(us), busy (no sleep), and FreeBSD's
-// pause_sbt(sbt) with its adaptive backoff. Pure C++.
+// pause_sbt(sbt) with its adaptive backoff, and app_poll (the application's work between two
+// polls of a user-space driver's state machine, SPDK). Pure C++.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -12,7 +13,7 @@ namespace nvmesim {
 
 class SleepPolicy {
  public:
-  enum class Kind { msleep, usleep_range, fsleep, udelay, busy, pause_sbt };
+  enum class Kind { msleep, usleep_range, fsleep, udelay, busy, pause_sbt, app_poll };
   /// Where in its precision window [d, d + d/2] a pause_sbt callout fires.
   enum class Lateness : uint8_t {
     none,     ///< at d (an event timer programmed for the earliest time)
@@ -34,6 +35,11 @@ class SleepPolicy {
   static SleepPolicy pause_sbt(uint32_t sbt, Lateness lateness) {
     return SleepPolicy(Kind::pause_sbt, sbt, static_cast<uint32_t>(lateness));
   }
+  /// The application's own work between two polls of a user-space driver's init state machine
+  /// (SPDK's spdk_nvme_probe_poll_async and friends; other-hosts.md "More facts per host"): its
+  /// length is drawn per sleep from HostParams::poll_interval by nvme_host::sleep; end_ps() alone
+  /// adds nothing, and requested_ps() is 0 (no deadline of SPDK counts requested sleep).
+  static SleepPolicy app_poll() { return SleepPolicy(Kind::app_poll, 0, 0); }
   static constexpr uint32_t kSbt1Us = 4294, kSbt1Ms = 4294967;  ///< FreeBSD's SBT_1US, SBT_1MS (2^32 / 10^6, / 10^3)
   /// d in ps: sbt x 10^12 / 2^32, rounded down (4294 -> 999774).
   static int64_t sbt_ps(uint32_t sbt) { return static_cast<int64_t>((uint64_t{sbt} * 1'000'000'000'000ull) >> 32); }
@@ -54,7 +60,7 @@ class SleepPolicy {
   SleepPolicy resolved(const TimerSettings& settings, const TimerRules& rules) const;
 
   /// The sleep asked for, in ps: msleep's ms, usleep_range's min, fsleep's and udelay's us,
-  /// pause_sbt's d (sbt_ps); busy 0.
+  /// pause_sbt's d (sbt_ps); busy and app_poll 0.
   int64_t requested_ps() const;
   /// The same kind with every argument multiplied by `factor` (a backoff such as pcie_flr's
   /// doubling). Throws std::overflow_error when an argument would pass 2^32 - 1.
