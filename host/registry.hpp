@@ -18,7 +18,7 @@ class nvme_host;
 /// How a driver's messages reach the log (`--dmesg`, the timeline's "dmesg").
 enum class LogFormat : uint8_t {
   printk,   ///< Linux's printk: every line after a "[%5lu.%06lu] " time, the boot's initcall line first
-  console,  ///< the host's console as it prints: the driver's lines alone, no times (FreeBSD, U-Boot, EDK2)
+  console,  ///< the host's console as it prints: the driver's lines alone, no times (FreeBSD, U-Boot, EDK2, ...)
 };
 
 /// What the loader and the outputs know of a driver without making one (pure C++): its
@@ -45,7 +45,11 @@ struct DriverTraits {
   X("linux", linux_driver, "probe shutdown reset reboot", LogFormat::printk, "")        \
   X("uboot", uboot_driver, "probe", LogFormat::console, "")                             \
   X("freebsd", freebsd_driver, "probe", LogFormat::console, "13.1+ older")              \
-  X("edk2", edk2_driver, "probe", LogFormat::console, "")
+  X("edk2", edk2_driver, "probe", LogFormat::console, "")                               \
+  X("seabios", seabios_driver, "probe", LogFormat::console, "")                         \
+  X("qemu-userspace", qemu_userspace_driver, "probe", LogFormat::console, "")           \
+  X("openvmm", openvmm_driver, "probe", LogFormat::console, "new old")                  \
+  X("nvmewin", nvmewin_driver, "probe", LogFormat::console, "")
 
 /// The factories, each defined in its driver's .cpp: a driver for the function `host` runs.
 #define NVMESIM_DECLARE_DRIVER_FACTORY(NAME, ID, WORKLOADS, LOG, RELEASES) \
