@@ -11,10 +11,12 @@ namespace {
 bool expired(const TickClock& clock, const Deadline& d, uint64_t start_tick, int64_t start_rel, int64_t now_rel,
              int64_t slept_ps) {
   switch (d.rule) {
+    case Deadline::Rule::elapsed_over: return now_rel - start_rel > static_cast<int64_t>(d.amount);
+    case Deadline::Rule::elapsed_reached: return now_rel - start_rel >= static_cast<int64_t>(d.amount);
+    case Deadline::Rule::never: return false;
     case Deadline::Rule::time_after: return time_after(clock.jiffies_at(now_rel), start_tick + d.amount);
     case Deadline::Rule::reached: return clock.jiffies_at(now_rel) - start_tick >= d.amount;
     case Deadline::Rule::slept_over: return slept_ps > static_cast<int64_t>(d.amount);
-    case Deadline::Rule::elapsed_over: return static_cast<uint64_t>(now_rel - start_rel) > d.amount;
   }
   return true;
 }
@@ -45,9 +47,9 @@ uint32_t read_register(nvme_host& host, WaitSpec::Register reg, bool& all_ones) 
 
 WaitResult wait_until_ready(nvme_host& host, const WaitSpec& spec, size_t phase) {
   const TickClock& clock = *host.context().clock;
-  const int64_t start_rel = host.now_rel();
-  const uint64_t start_tick = clock.jiffies_at(start_rel);
   const Deadline& d = spec.deadline;
+  const int64_t start_rel = d.since_ps >= 0 ? d.since_ps : host.now_rel();
+  const uint64_t start_tick = clock.jiffies_at(host.now_rel());
   std::optional<SleepPolicy> sleep = spec.sleep;
   WaitResult r;
   auto timed_out = [&]() {
@@ -78,7 +80,12 @@ WaitResult wait_until_ready(nvme_host& host, const WaitSpec& spec, size_t phase)
       if (phase != kNoPhase) ++host.phase(phase).sleeps;
       sleep = sleep->next_in_wait(spec.sleep_growth);
     }
-    // 5. fatal signal pending: no signals are modelled, so never
+    // 5. fatal signal pending: no signals are modelled, so never. A host that tests CSTS.CFS
+    //    here (SeaBIOS) ends the wait on the value it read before the sleep.
+    if (spec.fail_on_cfs && spec.reg == WaitSpec::Register::csts && (r.last & regs::Csts::kCfs)) {
+      r.end = WaitResult::End::fatal;
+      return r;
+    }
     // 6. deadline (for a while loop, the check before the next read)
     if (d.check != Deadline::Check::before_sleep && past_deadline()) return timed_out();
     if (r.polls >= host.params().max_polls_per_wait) too_many_polls(host, spec, r.polls);

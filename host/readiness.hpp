@@ -20,7 +20,12 @@ struct Deadline {
     time_after,  ///< clock ticks (DriverContext::clock) since the start > `amount`: Linux's time_after(jiffies, deadline)
     reached,     ///< clock ticks since the start >= `amount`: U-Boot's get_timer(start) < timeout loop
     slept_over,  ///< requested sleep time (SleepPolicy::requested_ps) summed over the wait > `amount` ps: pcie_flr's poll
-    elapsed_over,  ///< trial time since the wait's start > `amount` ps: SPDK's spdk_get_ticks() > state_timeout_tsc (a TSC: ps resolution)
+    /// time since the wait began (the call of wait_until_ready) > `amount` ps: a fine-grained clock
+    /// read directly (SPDK's spdk_get_ticks() > state_timeout_tsc, SeaBIOS's timer_check on the TSC,
+    /// QEMU's clock_get_ns, OpenVMM's Instant)
+    elapsed_over,
+    elapsed_reached,  ///< time since the wait began >= `amount` ps (OpenVMM's Instant::now() >= deadline)
+    never,  ///< no deadline: only host.max_polls_per_wait ends the wait (OpenVMM before its timeout)
   };
   /// Where the check stands in the loop.
   enum class Check : uint8_t {
@@ -30,7 +35,11 @@ struct Deadline {
   };
   Rule rule = Rule::time_after;
   Check check = Check::after_sleep;
-  uint64_t amount = 0;  ///< ticks of the clock (time_after, reached) or picoseconds (slept_over, elapsed_over)
+  uint64_t amount = 0;  ///< ticks of the clock (time_after, reached) or picoseconds (slept_over, elapsed_*)
+  /// For the elapsed_* rules: the trial time (nvme_host::now_rel) the wait began, when the host
+  /// took its start time before reads that precede the loop (OpenVMM reads CAP after it); -1:
+  /// the call of wait_until_ready.
+  int64_t since_ps = -1;
 };
 
 /// One readiness wait, as data.
@@ -55,6 +64,9 @@ struct WaitSpec {
   /// a pause_sbt sleep grows by its own rule instead (SleepPolicy::next_in_wait).
   uint32_t sleep_growth = 1;
   AllOnes all_ones = AllOnes::fail;
+  /// After the sleep, a value read with CSTS.CFS set ends the wait (End::fatal), before the
+  /// deadline check (SeaBIOS's nvme_wait_csts_rdy). False: CFS is not looked at (Linux).
+  bool fail_on_cfs = false;
   const char* op = "";  ///< what is waited for, as the driver names it in messages ("initialisation")
   /// The message logged when the deadline passes (only in detailed trials); nullptr for none.
   /// Gets the spec, the last value read and the requested sleep time so far (ps).
@@ -67,7 +79,7 @@ struct WaitSpec {
 
 /// How a wait ended.
 struct WaitResult {
-  enum class End : uint8_t { ready, gone, timed_out };
+  enum class End : uint8_t { ready, gone, timed_out, fatal };  ///< fatal: CSTS.CFS (WaitSpec::fail_on_cfs)
   End end = End::ready;
   uint32_t last = 0;     ///< the last value read (0 when none was read)
   uint64_t polls = 0;    ///< reads made

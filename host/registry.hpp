@@ -18,7 +18,7 @@ class nvme_host;
 /// How a driver's messages reach the log (`--dmesg`, the timeline's "dmesg").
 enum class LogFormat : uint8_t {
   printk,   ///< Linux's printk: every line after a "[%5lu.%06lu] " time, the boot's initcall line first
-  console,  ///< the host's console as it prints: the driver's lines alone, no times (FreeBSD, U-Boot, EDK2, SPDK, OpenBSD)
+  console,  ///< the host's console as it prints: the driver's lines alone, no times (FreeBSD, U-Boot, EDK2, SPDK, OpenBSD, ...)
 };
 
 /// What the loader and the outputs know of a driver without making one (pure C++): its
@@ -47,7 +47,11 @@ struct DriverTraits {
   X("freebsd", freebsd_driver, "probe", LogFormat::console, "13.1+ older")              \
   X("edk2", edk2_driver, "probe", LogFormat::console, "")                               \
   X("spdk", spdk_driver, "probe shutdown reboot", LogFormat::console, "18.01+ 17.x")    \
-  X("openbsd", openbsd_driver, "probe shutdown reboot", LogFormat::console, "")
+  X("openbsd", openbsd_driver, "probe shutdown reboot", LogFormat::console, "")        \
+  X("seabios", seabios_driver, "probe", LogFormat::console, "")                         \
+  X("qemu-userspace", qemu_userspace_driver, "probe", LogFormat::console, "")           \
+  X("openvmm", openvmm_driver, "probe", LogFormat::console, "new old")                  \
+  X("nvmewin", nvmewin_driver, "probe", LogFormat::console, "")
 
 /// The factories, each defined in its driver's .cpp: a driver for the function `host` runs.
 #define NVMESIM_DECLARE_DRIVER_FACTORY(NAME, ID, WORKLOADS, LOG, RELEASES) \
@@ -55,7 +59,7 @@ struct DriverTraits {
 NVMESIM_HOST_DRIVERS(NVMESIM_DECLARE_DRIVER_FACTORY)
 #undef NVMESIM_DECLARE_DRIVER_FACTORY
 
-/// The known names ("linux", "uboot", "freebsd", "edk2", "spdk", "openbsd"), in the list's order.
+/// The known names ("linux", "uboot", ..., "nvmewin"), in the list's order.
 inline const std::vector<std::string>& host_driver_names() {
 #define NVMESIM_DRIVER_NAME(NAME, ID, WORKLOADS, LOG, RELEASES) NAME,
   static const std::vector<std::string> names{NVMESIM_HOST_DRIVERS(NVMESIM_DRIVER_NAME)};

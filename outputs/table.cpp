@@ -69,8 +69,12 @@ std::string ms_or(const Summary& s, double v, const char* none) {
 // table of Linux variants alone is the table as it always was.
 struct Columns {
   bool linux_cols = false, driver_cols = false;
+  size_t driver_w = 8;  // the driver column: 8, or the longest driver name ("qemu-userspace")
   explicit Columns(const RunReport& rep) {
-    for (const auto& v : rep.variants) (v.ran.is_linux() ? linux_cols : driver_cols) = true;
+    for (const auto& v : rep.variants) {
+      (v.ran.is_linux() ? linux_cols : driver_cols) = true;
+      driver_w = std::max(driver_w, terminal_text(v.ran.driver).size());
+    }
   }
 };
 
@@ -94,7 +98,7 @@ std::string variant_row(const VariantReport& v, size_t w, const Columns& cols) {
              ms_or(f, f.p50, "-").c_str(), ms_or(f, f.max, "-").c_str(), sleeps, polls);
   if (cols.driver_cols) {  // the release padded only when Linux's columns follow
     const std::string release = v.ran.release.empty() ? "-" : terminal_text(v.ran.release);
-    row += "  " + pad(terminal_text(v.ran.driver), 8) + " " + (cols.linux_cols ? pad(release, 8) : release);
+    row += "  " + pad(terminal_text(v.ran.driver), cols.driver_w) + " " + (cols.linux_cols ? pad(release, 8) : release);
   }
   if (cols.linux_cols) {
     if (v.ran.is_linux()) {
@@ -112,7 +116,8 @@ std::string variant_row(const VariantReport& v, size_t w, const Columns& cols) {
 std::string header_row(size_t w, const Columns& cols) {
   std::string row = pad("variant", w) + format(" %8s %8s %10s %10s %10s %10s %10s %10s %8s %8s", "ok", "failed",
                                                "probe p50", "p90", "p99", "mean", "fail p50", "fail max", "sleeps", "polls");
-  if (cols.driver_cols) row += format(cols.linux_cols ? "  %-8s %-8s" : "  %-8s %s", "driver", "release");
+  if (cols.driver_cols)
+    row += "  " + pad("driver", cols.driver_w) + " " + (cols.linux_cols ? pad("release", 8) : std::string("release"));
   if (cols.linux_cols) row += format("  %-8s %-10s %5s  %s", "kernel", "profile", "HZ", "poll sleep");
   return row + "\n";
 }

@@ -115,5 +115,5 @@ TEST_CASE("host.driver: an unknown driver is an error listing the known ones", "
   } catch (const InputError& e) {
     err = e.what();
   }
-  CHECK(err == "s.json: /host/driver: \"nonesuch\" is not allowed; allowed: \"linux\", \"uboot\", \"freebsd\", \"edk2\", \"spdk\", \"openbsd\"");
+  CHECK(err == "s.json: /host/driver: \"nonesuch\" is not allowed; allowed: \"linux\", \"uboot\", \"freebsd\", \"edk2\", \"spdk\", \"openbsd\", \"seabios\", \"qemu-userspace\", \"openvmm\", \"nvmewin\"");
 }

@@ -63,6 +63,8 @@ std::string SleepPolicy::to_string() const {
     case Kind::busy: return "busy";
     case Kind::pause_sbt: return "pause_sbt(" + std::to_string(a_) + " sbt)";
     case Kind::app_poll: return "app_poll";
+    case Kind::yield: return "yield(" + std::to_string(a_) + " ns)";
+    case Kind::openvmm_backoff: return "back_off(" + std::to_string(a_) + ")";
   }
   return "?";
 }
@@ -89,6 +91,10 @@ int64_t SleepPolicy::requested_ps() const {
     case Kind::busy:
     case Kind::app_poll: return 0;
     case Kind::pause_sbt: return sbt_ps(a_);
+    case Kind::yield: return int64_t{a_} * 1000;
+    case Kind::openvmm_backoff:
+      if (a_ < kOpenvmmYields) return int64_t{b_} * 1000;
+      return a_ - kOpenvmmYields < kOpenvmmShortSleeps ? kOpenvmmShortPs : kOpenvmmLongPs;
   }
   return 0;
 }
@@ -98,6 +104,7 @@ SleepPolicy SleepPolicy::next_in_wait(uint32_t growth) const {
     const uint64_t d = uint64_t{a_} * 3 / 2;
     return SleepPolicy(kind_, static_cast<uint32_t>(d < kSbt1Ms ? d : kSbt1Ms), b_);
   }
+  if (kind_ == Kind::openvmm_backoff) return SleepPolicy(kind_, a_ == UINT32_MAX ? a_ : a_ + 1, b_);
   return growth == 1 ? *this : scaled(growth);
 }
 
@@ -118,6 +125,8 @@ int64_t SleepPolicy::end_ps(const TickClock& clock, const TimerSettings& setting
     case Kind::udelay: return add_ps(now_ps, mul_ps(a_, 1000000));
     case Kind::busy:
     case Kind::app_poll: return now_ps;  // the host adds host.poll_interval's draw (nvme_host::sleep)
+    case Kind::yield:
+    case Kind::openvmm_backoff: return add_ps(now_ps, requested_ps());
     case Kind::pause_sbt: {
       const int64_t d = sbt_ps(a_);
       switch (static_cast<Lateness>(b_)) {

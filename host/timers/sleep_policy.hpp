@@ -1,8 +1,9 @@
 #pragma once
 // The sleep between two CSTS reads, as a value (DESIGN section 5): msleep(ms),
-// usleep_range(min_us, max_us), fsleep(us), udelay(us), busy (no sleep), and FreeBSD's
-// pause_sbt(sbt) with its adaptive backoff, and app_poll (the application's work between two
-// polls of a user-space driver's state machine, SPDK). Pure C++.
+// usleep_range(min_us, max_us), fsleep(us), udelay(us), busy (no sleep), FreeBSD's
+// pause_sbt(sbt) with its adaptive backoff, app_poll (the application's work between two polls
+// of a user-space driver's state machine, SPDK), a cooperative yield of a fixed cost (SeaBIOS)
+// and OpenVMM's yield-then-sleep backoff. Pure C++.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,7 +14,7 @@ namespace nvmesim {
 
 class SleepPolicy {
  public:
-  enum class Kind { msleep, usleep_range, fsleep, udelay, busy, pause_sbt, app_poll };
+  enum class Kind { msleep, usleep_range, fsleep, udelay, busy, pause_sbt, app_poll, yield, openvmm_backoff };
   /// Where in its precision window [d, d + d/2] a pause_sbt callout fires.
   enum class Lateness : uint8_t {
     none,     ///< at d (an event timer programmed for the earliest time)
@@ -40,6 +41,19 @@ class SleepPolicy {
   /// length is drawn per sleep from HostParams::poll_interval by nvme_host::sleep; end_ps() alone
   /// adds nothing, and requested_ps() is 0 (no deadline of SPDK counts requested sleep).
   static SleepPolicy app_poll() { return SleepPolicy(Kind::app_poll, 0, 0); }
+  /// A cooperative yield that gives the CPU to the host's other work and returns `cost_ns` ns
+  /// later (SeaBIOS's yield(): the other threads and check_irqs; other-hosts.md, SeaBIOS row).
+  /// Exact: no lateness, no wakeup latency. `cost_ns` in 0..2^32-1.
+  static SleepPolicy yield(uint32_t cost_ns) { return SleepPolicy(Kind::yield, cost_ns, 0); }
+  /// OpenVMM's user_driver Backoff::back_off at its call `n` (0-based; other-hosts.md, OpenVMM
+  /// row): n < 250 a yield of `yield_ns` ns (yield_once: the task is polled again at once), n <
+  /// 500 a 1 ms timer sleep, then 15 ms sleeps, each exact (no timer slack modelled).
+  /// next_in_wait() gives call n + 1 (saturating at 2^32 - 1).
+  static SleepPolicy openvmm_backoff(uint32_t n, uint32_t yield_ns) {
+    return SleepPolicy(Kind::openvmm_backoff, n, yield_ns);
+  }
+  static constexpr uint32_t kOpenvmmYields = 250, kOpenvmmShortSleeps = 250;  ///< YIELD_ATTEMPTS, SHORT_SLEEP_ATTEMPTS
+  static constexpr int64_t kOpenvmmShortPs = 1'000'000'000, kOpenvmmLongPs = 15'000'000'000;  ///< 1 ms, 15 ms
   static constexpr uint32_t kSbt1Us = 4294, kSbt1Ms = 4294967;  ///< FreeBSD's SBT_1US, SBT_1MS (2^32 / 10^6, / 10^3)
   /// d in ps: sbt x 10^12 / 2^32, rounded down (4294 -> 999774).
   static int64_t sbt_ps(uint32_t sbt) { return static_cast<int64_t>((uint64_t{sbt} * 1'000'000'000'000ull) >> 32); }
@@ -60,13 +74,14 @@ class SleepPolicy {
   SleepPolicy resolved(const TimerSettings& settings, const TimerRules& rules) const;
 
   /// The sleep asked for, in ps: msleep's ms, usleep_range's min, fsleep's and udelay's us,
-  /// pause_sbt's d (sbt_ps); busy and app_poll 0.
+  /// pause_sbt's d (sbt_ps), a yield's cost, the OpenVMM backoff step's yield or sleep; busy and app_poll 0.
   int64_t requested_ps() const;
   /// The same kind with every argument multiplied by `factor` (a backoff such as pcie_flr's
   /// doubling). Throws std::overflow_error when an argument would pass 2^32 - 1.
   SleepPolicy scaled(uint32_t factor) const;
   /// The sleep after this one in a readiness wait: pause_sbt's backoff (min(SBT_1MS, d * 3 / 2),
-  /// integer arithmetic as FreeBSD's), else scaled(growth) (WaitSpec::sleep_growth; 1: the same).
+  /// integer arithmetic as FreeBSD's), the OpenVMM backoff's next call, else scaled(growth)
+  /// (WaitSpec::sleep_growth; 1: the same).
   SleepPolicy next_in_wait(uint32_t growth) const;
 
   /// True when the task is scheduled out (msleep, usleep_range): a wakeup latency applies.
