@@ -58,7 +58,8 @@ SetPatch parse_set(const std::string& text) {
     }
   }
   const std::lock_guard<std::mutex> lock(written_texts_mutex);
-  if (written_texts().size() >= 4096) written_texts().clear();  // bounded (a fuzzer parses millions)
+  // Bounded: a fuzzer parses millions (past 1024 options the oldest are echoed re-serialised).
+  if (written_texts().size() >= 1024) written_texts().clear();
   written_texts()[{p.pointer, p.value.dump()}] = value;
   return p;
 }

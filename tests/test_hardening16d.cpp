@@ -428,3 +428,69 @@ TEST_CASE("item 12 (last findings): the operation budget counts no queue pairs f
   CHECK(r.status == 2);
   CHECK(r.err.find(refused) != std::string::npos);
 }
+
+// Issue 16 item 22's parts found open when the map was made (each failed on main at ea55015):
+// --set /controllers/00 (RFC 6901: no leading zero) and --set /schema/x (a key inside a string)
+// showed nlohmann's exception text; the message now says what is wrong.
+TEST_CASE("item 22: --set of a leading-zero index or a key inside a string says what is wrong", "[issue16d]") {
+  const fs::path d = scratch("setptr");
+  const std::string f = (d / "s.json").string();
+  spit(f, R"({"schema":"nvmesim.scenario/1","controllers":[{}]})");
+  auto r = run_capture("run " + f + " -q --set '/controllers/00={}'");
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err == "nvmesim: error: --set /controllers/00: \"00\" is not an index of /controllers in " + f +
+                     " (1 element); allowed: 0 to 1, or - to append\n");
+  r = run_capture("run " + f + " -q --set /schema/x=1");
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err == "nvmesim: error: --set /schema/x: the parent /schema is a string in " + f +
+                     ", not an object or an array: --set sets a key of an object or an element of an array\n");
+}
+
+// merge's CSV: a text field that starts with = + - @ is a formula to a spreadsheet; it is
+// written with a ' before it (the failed point's error "=HYPERLINK(...)" here, and a variant
+// named "-x"). A negative number stays a number. On main both were written raw.
+TEST_CASE("item 22: merge's CSV quotes text that a spreadsheet would run as a formula", "[issue16d][sweep]") {
+  const fs::path d = scratch("formula");
+  const std::string path = (d / "f.sweep.json").string();
+  spit(path, R"({"schema": "nvmesim.sweep/1", "name": "f", "trials": 1, "scenario": {"schema": "nvmesim.scenario/1",
+      "host": {"kernel": "5.7"}, "controllers": [{"enable_latency": "1ms"}], "variants": [{"name": "-x"}]},
+      "grid": {"/seed": [0, 1]}})");
+  const std::string dir = (d / "sw").string();
+  REQUIRE(run_capture("sweep " + path + " --out " + dir + " -q -j 1").status == 0);
+  const auto r = merge_edited(dir, d / "m.json", [](ojson& m) {
+    m["points"][1]["status"] = "failed";
+    m["points"][1]["error"] = "=HYPERLINK(\"http://x\")";
+    for (const char* k : {"file", "variants", "paired", "outputs"}) m["points"][1].erase(k);
+  });
+  INFO(r.err);
+  CHECK(r.status == 1);
+  const std::string csv = slurp((d / "m.csv").string());
+  INFO(csv);
+  CHECK(csv.find(",'-x,") != std::string::npos);
+  CHECK(csv.find(",\"'=HYPERLINK(\"\"http://x\"\")\"\n") != std::string::npos);
+  CHECK(csv.find(",-x,") == std::string::npos);
+}
+
+// A sweep whose axis is /trials: the manifest's "sweep" leaves "trials" out (each point's
+// parameters hold it); on main it said the base's count (1 here) though the points ran 2 and 3.
+// --out at a dangling symbolic link says so (on main: "exists and is not a folder").
+TEST_CASE("item 22: the manifest of a /trials axis and a dangling --out link say what is true", "[issue16d][sweep]") {
+  const fs::path d = scratch("trialsaxis");
+  const std::string path = (d / "t.sweep.json").string();
+  spit(path, R"({"schema": "nvmesim.sweep/1", "trials": 1, "scenario": {"schema": "nvmesim.scenario/1",
+      "host": {"kernel": "5.7"}, "controllers": [{"enable_latency": "1ms"}]}, "grid": {"/trials": [2, 3]}})");
+  const std::string dir = (d / "sw").string();
+  REQUIRE(run_capture("sweep " + path + " --out " + dir + " -q -j 1").status == 0);
+  const ojson m = ojson::parse(slurp(dir + "/manifest.json"));
+  CHECK_FALSE(m["sweep"].contains("trials"));
+  CHECK(m["points"][1]["parameters"]["/trials"] == 3);
+  CHECK(run_capture("merge " + dir + " --out " + (d / "m.json").string()).status == 0);
+  fs::create_symlink(d / "nowhere", d / "link");
+  const auto r = run_capture("sweep " + path + " --out " + (d / "link").string() + " -q -j 1");
+  INFO(r.err);
+  CHECK(r.status == 3);
+  CHECK(r.err.find((d / "link").string() + ": is a symbolic link to a path that does not exist (a dangling link)") !=
+        std::string::npos);
+}
