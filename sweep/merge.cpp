@@ -354,6 +354,7 @@ void check_distinct_folders(const std::vector<std::string>& dirs) {
 
 int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, std::ostream& err) {
   if (dirs.empty()) throw InputError("merge needs at least one sweep folder");
+  check_outputs_not_inputs(dirs, out, out);  // first: an input given as --out is named as such
   std::string out_json, out_csv;
   output_paths(out, out_json, out_csv);
   check_distinct_folders(dirs);

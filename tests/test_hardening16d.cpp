@@ -174,8 +174,8 @@ TEST_CASE("item 5 (last findings): the hz error lists the allowed values", "[iss
   const fs::path d = scratch("hz");
   const std::string f = (d / "s.json").string();
   spit(f, R"({"schema":"nvmesim.scenario/1","host":{},"controllers":[{}]})");
-  for (const std::string& v : {"0", "20000", "-5", "2.5e2", "true", "'\"1000\"'"}) {
-    const auto r = run_capture("run " + f + " -q --set /host/hz=" + v);
+  for (const char* v : {"0", "20000", "-5", "2.5e2", "true", "'\"1000\"'"}) {
+    const auto r = run_capture("run " + f + " -q --set /host/hz=" + std::string(v));
     INFO(v << ": " << r.err);
     CHECK(r.status == 2);
     CHECK(r.err.find(f + ": /host/hz: must be one of 100, 250, 300, 1000 (CONFIG_HZ), not ") != std::string::npos);
