@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -493,4 +494,24 @@ TEST_CASE("item 22: the manifest of a /trials axis and a dangling --out link say
   CHECK(r.status == 3);
   CHECK(r.err.find((d / "link").string() + ": is a symbolic link to a path that does not exist (a dangling link)") !=
         std::string::npos);
+}
+
+// Issue 16 item 9's memory bound, which the functional test in test_dmesg_cli.cpp does not check:
+// a 300 MiB log (a sparse hole of NUL bytes, then one probe) is read with a peak resident set
+// far below its size (10 MB measured; 100 MB allowed, ASan's shadow included), so a reader that
+// holds the file or its lines whole (300 MiB) fails here.
+TEST_CASE("item 9: nvmesim dmesg reads a 300 MiB log within 100 MB", "[issue16d][dmesg]") {
+  const fs::path d = scratch("dmesgrss");
+  const std::string log = (d / "big.dmesg").string();
+  fs::resize_file((spit(log, ""), log), std::uintmax_t{300} << 20);
+  {
+    std::ofstream f(log, std::ios::binary | std::ios::app);
+    f << "\n[  714.456099] nvme_init\n[  714.532560] nvme nvme0: 32/0/0 default/read/poll queues\n";
+  }
+  const auto r = nvmesim::test::spawn_nvmesim({"dmesg", log, "--empirical", "--out", (d / "e.json").string()});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.peak_rss_kib < 100 * 1000);
+  CHECK(slurp((d / "e.json").string()).find("76461000ns") != std::string::npos);
+  fs::remove(log);
 }
