@@ -74,7 +74,7 @@ void apply_set(WhatIf& w, const std::string& s) {
   }
   w.host.host[key] = v;
   w.given.emplace_back(key, "--set " + s);
-  w.name += " " + key + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  w.name += " " + key + "=" + val;  // as the user wrote it: 5.10 is not 5.1, 1e3 not 1000.0
 }
 
 // predict times Linux's probe (driver init to the queues line, the fit's forward model), and every

@@ -123,8 +123,9 @@ int cmd_merge(const std::vector<std::string>& args, std::ostream& out, std::ostr
       "FILE.json (nvmesim.sweep-summary/1) and FILE.csv beside it: per point and variant, the\n"
       "parameters and the probe / critical-path / paired-delta statistics, in point order. The bytes\n"
       "do not depend on how the points were spread over shards, workers or resumed runs.\n"
+      "--out names either file: FILE.json or FILE.csv writes both (any other name is refused).\n"
       "Exit status: 0, or 1 when points are failed or missing (the outputs still list them).\n\nOptions");
-  opts.add_options()("help,h", "this help")("out,o", po::value<std::string>(), "the summary file FILE.json");
+  opts.add_options()("help,h", "this help")("out,o", po::value<std::string>(), "FILE.json or FILE.csv: the summary and its CSV (both are written)");
   const auto vm = parse_command(args, opts, "dir");
   if (vm.count("help")) {
     out << opts << "\nExample:\n  nvmesim merge sw-0 sw-1 --out summary.json   # also writes summary.csv\n";

@@ -2,21 +2,48 @@
 
 namespace nvmesim {
 
+namespace {
+
+/// The length (2 to 4) of the well-formed UTF-8 sequence at text[i] (RFC 3629: no overlong form,
+/// no surrogate, nothing above U+10FFFF), or 0 when the bytes there are not one.
+size_t utf8_sequence(const std::string& text, size_t i) {
+  const auto b = [&](size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u; };
+  const unsigned c = b(0);
+  const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return b(k) >= lo && b(k) <= hi; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;  // not U+D800..U+DFFF
+  if (c >= 0xE1 && c <= 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+}  // namespace
+
 std::string terminal_text(const std::string& text) {
   static const char* const kHex = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
+  const auto escape = [&](const char* prefix, unsigned char b) {
+    out += prefix;
+    out += kHex[b >> 4];
+    out += kHex[b & 0xf];
+  };
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;  // U+0080..U+009F (e.g. CSI)
-    if (c < 0x20 || c == 0x7f || c1) {
-      const auto b = c1 ? static_cast<unsigned char>(text[++i]) : c;
-      out += c1 ? "\\u00" : "\\x";
-      out += kHex[b >> 4];
-      out += kHex[b & 0xf];
-    } else {
+    if (c < 0x20 || c == 0x7f) {
+      escape("\\x", c);  // C0 controls (NUL too) and DEL
+    } else if (c < 0x80) {
       out += text[i];
+    } else if (const size_t n = utf8_sequence(text, i); n == 0) {
+      escape("\\x", c);  // a byte of no well-formed UTF-8 sequence (a file name in Latin-1, a cut sequence)
+    } else if (c == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+      escape("\\u00", static_cast<unsigned char>(text[++i]));  // U+0080..U+009F, the C1 controls (e.g. CSI)
+    } else {
+      out.append(text, i, n);
+      i += n - 1;
     }
   }
   return out;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "core/terminal_text.hpp"
 #include "core/tool.hpp"
 #include "fit/predict.hpp"
 
@@ -53,7 +54,7 @@ std::string predictive_check(const Observations& obs, const PosteriorModel& pm, 
       const bool in = y >= lo && y <= hi;
       outside += !in, ++total;
       const std::string name = std::string(boot_line_name(iv.a)) + "->" + boot_line_name(iv.b);
-      text += "  " + r.source + " line " + std::to_string(r.lines.line[static_cast<size_t>(iv.a)]) + " " + name + ": observed " +
+      text += "  " + terminal_text(r.source) + " line " + std::to_string(r.lines.line[static_cast<size_t>(iv.a)]) + " " + name + ": observed " +
               ms3(y) + " ms, simulated p5-p95 [" + ms3(lo) + ", " + ms3(hi) + "] " + (in ? "ok" : "OUTSIDE") + "\n";
       out.push_back({{"log", r.source}, {"line", r.lines.line[static_cast<size_t>(iv.a)]}, {"interval", name},
                      {"observed_ms", y}, {"p5_ms", std::round(lo * 1e6) / 1e6}, {"p95_ms", std::round(hi * 1e6) / 1e6},

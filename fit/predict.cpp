@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "core/json_reader.hpp"
 #include "core/json_text.hpp"
+#include "core/terminal_text.hpp"
 #include "core/tool.hpp"
 #include "host/linux/kernel_profile.hpp"
 
@@ -286,14 +287,25 @@ std::string fmt_ms(const oj& v) {
   return b;
 }
 
+/// `text` padded with spaces on the right to `width` bytes (never cut).
+std::string pad_right(std::string text, size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+/// One row of the table. The what-if's name is the user's (a --whatif file, --set text): it is
+/// made safe for a terminal (terminal_text) and never cut; the row is built without a fixed
+/// buffer (issue 16's last findings, items 3 and 10: a 256-byte snprintf cut long names, and ESC
+/// in a name went to the terminal raw).
 std::string row(const std::string& name, const std::string& what, const oj& s, bool delta) {
-  char b[256];
   std::string p50 = fmt_ms(s["p50"]);
   if (delta && !s["p50"].is_null() && s["p50"].get<double>() >= 0) p50 = "+" + p50;
-  std::snprintf(b, sizeof b, "%-22s %-14s %10s  [%s, %s]  [%s, %s]  %.3f\n", name.c_str(), what.c_str(), p50.c_str(),
-                fmt_ms(s["p50_ci90"][0]).c_str(), fmt_ms(s["p50_ci90"][1]).c_str(), fmt_ms(s["p5"]).c_str(),
-                fmt_ms(s["p95"]).c_str(), s["ok_fraction"].get<double>());
-  return b;
+  char ok[32];
+  std::snprintf(ok, sizeof ok, "%.3f", s["ok_fraction"].get<double>());
+  const std::string p50_col = std::string(p50.size() < 10 ? 10 - p50.size() : 0, ' ') + p50;
+  return pad_right(terminal_text(name), 22) + " " + pad_right(what, 14) + " " + p50_col + "  [" +
+         fmt_ms(s["p50_ci90"][0]) + ", " + fmt_ms(s["p50_ci90"][1]) + "]  [" + fmt_ms(s["p5"]) + ", " + fmt_ms(s["p95"]) +
+         "]  " + ok + "\n";
 }
 
 // Paired per-trial differences a - b (NaN when either failed).

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "models/nvme_regs.hpp"
 #include "scenario/loader_parts.hpp"
 
 namespace nvmesim::scenario_detail {
@@ -32,6 +33,21 @@ int64_t trial_lower_bound_ps(const Variant& v) {
 // driver tests (FreeBSD: SC and SCT; Linux: all 15 bits; either stops with EIO before the queue
 // pairs). Such a probe makes only its register accesses and the polls of its wait, which the run
 // itself bounds (host.max_events_per_trial).
+//
+// So does a probe whose CC.CSS the controller does not support (issue 16's last findings, item
+// 12): the controller checks CC.CSS against CAP.CSS when enabled and ends in CSTS.CFS
+// (regs::cc_css_supported, models/nvme_controller.cpp), before any queue. Linux writes CSS 110b
+// (all I/O command sets) when its release takes CSS from CAP (5.10 on, profile.css_from_cap;
+// linux-readiness.md section 6) and CAP.CSS has bit 6, else 000b (NVM); FreeBSD and U-Boot write
+// 000b. (EDK2 refuses a controller without CAP.CSS bit 0 before enabling it; it creates at most 2
+// pairs and is not counted.)
+bool css_unsupported(const ControllerParams& c, const Variant& v) {
+  uint8_t css = regs::kCcCssNvm;
+  if (v.host.driver == "linux" && v.host.profile.css_from_cap && (c.cap.css & regs::kCapCssIoCommandSets) != 0)
+    css = regs::kCcCssAllIoCommandSets;
+  return !regs::cc_css_supported(css, c.cap.css);
+}
+
 bool probe_always_fails(const ControllerParams& c, const Variant& v) {
   const ControllerFaults& f = c.faults;
   const bool removed_from_start = f.all_ones.active && f.all_ones.for_ps < 0 && f.all_ones.from_ps <= v.host.init_to_probe.min_ps();
@@ -39,7 +55,7 @@ bool probe_always_fails(const ControllerParams& c, const Variant& v) {
   // the controller before any queue is created (docs/behaviours.md).
   const bool identify_fails = (v.host.driver == "freebsd" && (f.identify_status & 0x7ff) != 0) ||
                               (v.host.driver == "linux" && f.identify_status != 0);
-  return f.never_ready || f.cfs_on_enable >= 1.0 || removed_from_start || identify_fails;
+  return f.never_ready || f.cfs_on_enable >= 1.0 || removed_from_start || identify_fails || css_unsupported(c, v);
 }
 
 // A lower bound of the host operations (MMIO accesses and sleeps: what host.max_events_per_trial

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/json_text.hpp"
 #include "host/registry.hpp"
 #include "scenario/loader_parts.hpp"
 
@@ -77,8 +78,9 @@ constexpr EnumName<bool> kShutdownNotificationNames[] = {{false, "normal"}, {tru
 
 void read_kernel(const Node& k, HostParams& h) {
   if (k.json().is_number())
-    k.fail("must be a string such as \"5.7\" (as a JSON number 6.10 would read as 6.1; with --set, "
-           "quote it: --set '/host/kernel=\"6.10\"')");
+    k.fail("must be a string, not the number " + k.json().dump() +
+           " (JSON drops a number's trailing zeros: 5.10 reads as 5.1): write it as a string: \"5.10\"; with --set, "
+           "quote it: --set '/host/kernel=\"5.10\"'");
   try {
     h.kernel = KernelVersion::parse(k.str());
     h.profile = profile_for(h.kernel);
@@ -88,9 +90,14 @@ void read_kernel(const Node& k, HostParams& h) {
 }
 
 void read_hz(const Node& hz, HostParams& h) {
-  const int64_t v = hz.integer(1, 10000);
-  if (v != 100 && v != 250 && v != 300 && v != 1000) hz.fail("must be one of 100, 250, 300, 1000 (CONFIG_HZ)");
-  h.timers.hz = static_cast<int>(v);
+  // One message for every wrong value, a wrong type or a number out of any range alike: the four
+  // CONFIG_HZ choices, never a range (issue 16's last findings, item 5).
+  const auto& j = hz.json();
+  const bool listed = j.is_number_integer() && (j == 100 || j == 250 || j == 300 || j == 1000);
+  if (!listed)
+    hz.fail("must be one of 100, 250, 300, 1000 (CONFIG_HZ), not " +
+            (j.is_string() ? "the string " + j.dump() : j.is_number() ? j.dump() : std::string(type_name(j))));
+  h.timers.hz = j.get<int>();
 }
 
 SleepPolicy read_policy(const Node& p) {

@@ -1,4 +1,7 @@
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include "core/json_text.hpp"
 #include "scenario/loader_parts.hpp"
@@ -6,6 +9,30 @@
 namespace nvmesim {
 
 using ojson = nlohmann::ordered_json;
+
+namespace {
+
+using WrittenKey = std::pair<std::string, std::string>;  // pointer, the parsed value's dump()
+
+/// The VALUE text of each --set parse_set has read, by its pointer and parsed value: messages
+/// echo what the user wrote, not the value re-serialised (5.10 parses as the number 5.1, 1e3 as
+/// 1000.0; issue 16's last findings, item 4). SetPatch holds the parsed value only (a field of its
+/// own there is the cleaner home, left for a change of scenario.hpp, which every part includes).
+std::map<WrittenKey, std::string>& written_texts() {
+  static std::map<WrittenKey, std::string> texts;
+  return texts;
+}
+std::mutex written_texts_mutex;
+
+/// The text `set`'s VALUE was written as (its value's dump() for a patch parse_set did not read).
+std::string set_value_text(const SetPatch& set) {
+  const std::string dumped = set.value.dump();
+  const std::lock_guard<std::mutex> lock(written_texts_mutex);
+  const auto it = written_texts().find({set.pointer, dumped});
+  return it == written_texts().end() ? dumped : it->second;
+}
+
+}  // namespace
 
 SetPatch parse_set(const std::string& text) {
   const size_t eq = text.find('=');
@@ -30,6 +57,10 @@ SetPatch parse_set(const std::string& text) {
       throw InputError("--set " + p.pointer + ": the value is not valid UTF-8 text");
     }
   }
+  const std::lock_guard<std::mutex> lock(written_texts_mutex);
+  // Bounded: a fuzzer parses millions (past 1024 options the oldest are echoed re-serialised).
+  if (written_texts().size() >= 1024) written_texts().clear();
+  written_texts()[{p.pointer, p.value.dump()}] = value;
   return p;
 }
 
@@ -46,11 +77,17 @@ void apply_set_patches(ojson& doc, const std::vector<SetPatch>& sets, const std:
       if (!ptr.empty() && !doc.contains(ptr.parent_pointer()))
         throw InputError("--set " + s.pointer + ": the parent " + pointer_text(ptr.parent_pointer().to_string()) +
                          " does not exist in " + source);
+      if (!ptr.empty() && !doc.at(ptr.parent_pointer()).is_structured())
+        // A key inside a string or a number (issue 16 item 22: nlohmann's exception text).
+        throw InputError("--set " + s.pointer + ": the parent " + pointer_text(ptr.parent_pointer().to_string()) +
+                         " is " + type_name(doc.at(ptr.parent_pointer())) + " in " + source +
+                         ", not an object or an array: --set sets a key of an object or an element of an array");
       if (!ptr.empty() && doc.at(ptr.parent_pointer()).is_array()) {
         // Setting index N of a shorter array would fill it with N nulls (a memory bomb).
         const ojson& array = doc.at(ptr.parent_pointer());
         const std::string last = ptr.back();
-        const bool ok = last == "-" || (!last.empty() && last.size() <= 9 &&
+        // RFC 6901: an index is "0" or digits without a leading zero ("00" is no index).
+        const bool ok = last == "-" || (!last.empty() && last.size() <= 9 && (last == "0" || last[0] != '0') &&
                                         last.find_first_not_of("0123456789") == std::string::npos &&
                                         std::stoul(last) <= array.size());
         if (!ok)
@@ -84,7 +121,7 @@ void attribute_to_set(const InputError& e, const std::vector<SetPatch>& sets, co
       const SetPatch& set = *it;
       if (ptr == set.pointer || ptr.rfind(set.pointer + "/", 0) == 0)
         throw InputError(source, e.pointer(),
-                         e.message() + " (this value comes from --set " + set.pointer + "=" + set.value.dump() + ")");
+                         e.message() + " (this value comes from --set " + set.pointer + "=" + set_value_text(set) + ")");
     }
   }
 }

@@ -20,6 +20,12 @@ inline constexpr const char* kSummarySchema = "nvmesim.sweep-summary/1";
 /// cannot, or when `path` exists and is not a folder.
 void make_dir(const std::string& path);
 bool file_exists(const std::string& path);
+/// Throws InputError ("PATH: is a directory, expected a file (WHAT) ...") when `path` exists and
+/// is not a regular file (a folder, a FIFO, a device; a symbolic link counts as what it names).
+/// A sweep folder's point files, their outputs and the workers' scratch files are files: anything
+/// else there is an input problem, exit 2 (issue 16's last findings, item 11: a folder in place of
+/// a point file or an output gave exit 3 on --resume, once the worker failed to replace it).
+void require_file_if_present(const std::string& path, const std::string& what);
 /// The names in folder `path` (without "." and ".."), sorted; empty when it cannot be read.
 std::vector<std::string> list_dir(const std::string& path);
 /// At most `max_bytes` of the file at `path`; empty when it cannot be read.
@@ -44,6 +50,10 @@ enum class FileState { missing, complete, incomplete, other_scenario };
 /// of at most 64 MiB each.
 FileState read_point_file(const std::string& path, const nlohmann::ordered_json& scenario,
                           nlohmann::ordered_json& summary);
+
+/// The scenario of a point file's header record (its first line, at most 64 MiB); false when the
+/// file cannot be read or its first line is no header record.
+bool read_point_header_scenario(const std::string& path, nlohmann::ordered_json& scenario);
 
 /// The summary record of a point file (its last line, read backwards: cheap for a large file);
 /// false when the file cannot be read or its last line is no summary record.

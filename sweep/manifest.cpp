@@ -26,6 +26,10 @@ void make_dir(const std::string& path) {
   if (::mkdir(path.c_str(), 0777) == 0 || errno == EEXIST) {
     struct stat st;
     if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return;
+    // A symbolic link whose target does not exist is no file that "exists" (issue 16 item 22).
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0)
+      throw IoError(path + ": is a symbolic link to a path that does not exist (a dangling link); remove it or "
+                           "give another folder");
     throw IoError(path + ": exists and is not a folder");
   }
   throw IoError(path + ": cannot create the folder (" + std::strerror(errno) + ")");
@@ -34,6 +38,14 @@ void make_dir(const std::string& path) {
 bool file_exists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
+}
+
+void require_file_if_present(const std::string& path, const std::string& what) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
+  throw InputError::in_source(path, std::string(S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file") +
+                                        ", expected a file (" + what +
+                                        "); move it out of the sweep folder, then run the sweep again with --resume");
 }
 
 std::vector<std::string> list_dir(const std::string& path) {
@@ -66,7 +78,11 @@ ojson sweep_json(const Sweep& sw) {
   s["name"] = sw.name;
   s["description"] = sw.description;
   s["id"] = sw.id;
-  s["trials"] = sw.trials;
+  // Trials per point; left out when an axis sets /trials, since then the points' own parameters
+  // say it (issue 16 item 22: the base's count was reported as the sweep's).
+  const bool trials_axis =
+      std::any_of(sw.axes.begin(), sw.axes.end(), [](const SweepAxis& a) { return a.pointer == "/trials"; });
+  if (!trials_axis) s["trials"] = sw.trials;
   s["points"] = sw.points.size();
   ojson axes = ojson::array();
   for (const auto& a : sw.axes) {
@@ -211,12 +227,17 @@ void remove_leftovers(const SweepDirs& d, const Sweep& sw) {
   std::set<std::string> ids;
   for (const auto& p : sw.points) ids.insert(p.id);
   const std::vector<std::string> work = list_dir(d.work);
-  for (const auto& n : work)
+  for (const auto& n : work) {
+    if (is_worker_scratch(n, ids)) require_file_if_present(d.work + "/" + n, "a worker's scratch file");
     if (!is_worker_scratch(n, ids))
       throw InputError::in_source(d.work + "/" + n, "is not a file of this sweep's workers; " + d.work +
                                                         " is the sweep's scratch folder: move the file elsewhere");
+  }
   for (const auto& n : list_dir(d.points))
-    if (is_worker_temporary(n, ids)) std::remove((d.points + "/" + n).c_str());
+    if (is_worker_temporary(n, ids)) {
+      require_file_if_present(d.points + "/" + n, "a worker's temporary output");
+      std::remove((d.points + "/" + n).c_str());
+    }
   for (const auto& n : work) std::remove((d.work + "/" + n).c_str());
 }
 
@@ -268,6 +289,29 @@ std::map<std::string, ojson> recorded_outputs(const SweepDirs& d) {
   return out;
 }
 
+/// The other point of `sw` whose scenario the point file at `path` (point `self`'s) holds, or
+/// null (issue 16's last findings, item 8: point files swapped between two points were blamed on
+/// a changed sweep file). Runs only when the file's scenario is not `self`'s: each candidate is
+/// first matched on its parameters (a pointer lookup each), then on its whole scenario.
+const SweepPoint* point_whose_scenario_is(const Sweep& sw, const std::string& path, const SweepPoint& self) {
+  ojson held;
+  if (!read_point_header_scenario(path, held)) return nullptr;
+  for (const SweepPoint& q : sw.points) {
+    if (q.index == self.index) continue;
+    try {
+      bool same = true;
+      for (const auto& item : q.parameters.items()) {
+        const ojson::json_pointer ptr(item.key());
+        if (!(same = held.contains(ptr) && held.at(ptr) == item.value())) break;
+      }
+      if (same && point_scenario(sw, q) == held) return &q;
+    } catch (const std::exception&) {
+      // an axis pointer the held scenario does not have, or a point that fails to build: not it
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, const SweepOutputs& outputs,
@@ -277,6 +321,9 @@ std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const 
   skipped = 0;
   for (auto& st : states) {
     const std::string path = d.points + "/" + st.point->id + ".jsonl";
+    require_file_if_present(path, "point " + std::to_string(st.point->index) + "'s point file");
+    for (const auto& n : extra_output_names(outputs, st.point->id))
+      require_file_if_present(d.points + "/" + n, "an output of point " + std::to_string(st.point->index));
     if (!file_exists(path)) continue;  // the scenario of each point is built only when needed (a 1 MB base)
     FileState fs = read_point_file(path, point_scenario(sw, *st.point), st.summary);
     // The worker renames its outputs together, and the manifest records their sizes and hashes
@@ -293,6 +340,12 @@ std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const 
       st.status = PointStatus::done;
       ++skipped;
     } else if (fs == FileState::other_scenario) {
+      if (const SweepPoint* q = point_whose_scenario_is(sw, path, *st.point))
+        throw InputError::in_source(path, "is point " + std::to_string(st.point->index) + "'s file (id " + st.point->id +
+                                              ") but holds point " + std::to_string(q->index) + "'s scenario (id " + q->id +
+                                              "): the point files were renamed or swapped; move it back to " + d.points +
+                                              "/" + q->id + ".jsonl, or remove it to run point " +
+                                              std::to_string(st.point->index) + " again");
       throw InputError::in_source(path, "holds another scenario than point " + std::to_string(st.point->index) +
                                             " of this sweep; the sweep file or its base changed; use a new --out folder");
     } else if (fs == FileState::incomplete) {

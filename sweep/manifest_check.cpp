@@ -2,6 +2,9 @@
 // field the readers use is checked like an input file's, with its JSON pointer (issue 16 item 2:
 // an axis whose "values" was [] or 5 made merge die of SIGFPE, "points": 1e12 allocated without
 // limit, and wrongly typed fields gave "internal error", exit 4).
+#include <algorithm>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +13,7 @@
 #include "core/json_text.hpp"
 #include "scenario/scenario.hpp"
 #include "sweep/folder.hpp"
+#include "sweep/run.hpp"
 
 namespace nvmesim::sweep_detail {
 
@@ -60,24 +64,61 @@ void check_axes(const JsonNode& sweep, uint64_t points) {
     sweep.at("points").fail("is " + std::to_string(points) + " but the axes give " + std::to_string(product) + " points");
 }
 
+// A point's "outputs": by file name, the size and FNV-1a 64 hash of each output its worker wrote
+// besides its .jsonl (sweep/outputs.cpp). Each name is the point's id and one of the output
+// extensions (never a path: "../x" or "a/b" would send --resume and merge outside DIR/points),
+// each record {"bytes": 0 to 2^63-1, "fnv1a64": 16 lowercase hex digits} and nothing else
+// (issue 16's last findings, item 6: they were only type-checked).
+void check_outputs(const JsonNode& outs, const std::string& id) {
+  require_type(outs, "object");
+  for (const auto& item : outs.json().items()) {
+    const JsonNode r = outs.at(item.key());
+    const std::string& name = item.key();
+    std::vector<std::string> allowed;
+    for (const char* ext : {kTraceExt, kVcdExt, kDmesgExt}) allowed.push_back(id + ext);
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      r.fail("is not an output file name of this point: allowed " + list +
+             " (a file name in DIR/points, no folder; the manifest was changed by hand or by another program)");
+    }
+    require_type(r, "object");
+    r.require_object({"bytes", "fnv1a64"});
+    for (const char* key : {"bytes", "fnv1a64"})
+      if (!r.has(key)) r.fail(std::string("needs \"") + key + "\"");
+    (void)r.at("bytes").integer_in(0, INT64_MAX);
+    const std::string hash = r.at("fnv1a64").str();
+    if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+      r.at("fnv1a64").fail("must be 16 lowercase hex digits (an FNV-1a 64 hash), not \"" + hash + "\"");
+  }
+}
+
 // One entry of "points": the fields merge reads, of the right types.
-void check_point(const JsonNode& p, uint64_t points) {
+// Returns its index.
+int64_t check_point(const JsonNode& p, uint64_t points) {
   require_type(p, "object");
   if (!p.has("index")) p.fail("needs \"index\"");
-  (void)p.at("index").integer_in(0, static_cast<int64_t>(points) - 1);
+  const int64_t index = p.at("index").integer_in(0, static_cast<int64_t>(points) - 1);
   if (!p.has("status")) p.fail("needs \"status\"");
   const std::vector<std::pair<std::string, std::string>> kStatuses = {{"pending", "pending"}, {"done", "done"}, {"failed", "failed"}};
   const std::string status = p.at("status").choice(kStatuses);
   for (const char* key : {"id", "error", "file"})
     if (p.has(key)) (void)p.at(key).str();
   if (p.has("parameters")) require_type(p.at("parameters"), "object");
-  if (p.has("outputs")) require_type(p.at("outputs"), "object");  // compared whole by --resume
+  if (p.has("outputs")) {
+    if (!p.has("id")) p.fail("has \"outputs\" but no \"id\" (the outputs are named after it)");
+    check_outputs(p.at("outputs"), p.at("id").str());
+  }
+  // A done point has no error and a failed point has one (its worker's message, possibly empty):
+  // merge copies the error into the summary, so a done point with one would read as both.
+  if (status == "done" && p.has("error")) p.at("error").fail("is given for a done point (only a failed point has an error)");
+  if (status == "failed" && !p.has("error")) p.fail("is failed but has no \"error\"");
   if (p.has("paired")) {
     require_type(p.at("paired"), "array");
     for (size_t i = 0; i < p.at("paired").json().size(); ++i) require_type(p.at("paired").at(i), "object");
   }
   if (status == "done" && !p.has("variants")) p.fail("is done but has no \"variants\"");
-  if (!p.has("variants")) return;
+  if (!p.has("variants")) return index;
   const JsonNode vs = p.at("variants");
   require_type(vs, "array");
   for (size_t i = 0; i < vs.json().size(); ++i) {
@@ -86,6 +127,7 @@ void check_point(const JsonNode& p, uint64_t points) {
     if (v.has("name")) (void)v.at("name").str();
     if (v.has("summary")) require_type(v.at("summary"), "object");
   }
+  return index;
 }
 
 }  // namespace
@@ -117,7 +159,17 @@ void check_manifest(const ojson& m, const std::string& path) {
   require_type(pts, "array");
   if (pts.json().size() > points)
     pts.fail("holds " + std::to_string(pts.json().size()) + " points, the sweep has " + std::to_string(points));
-  for (size_t i = 0; i < pts.json().size(); ++i) check_point(pts.at(i), points);
+  // A manifest lists each point of its shard once (issue 16's last findings, item 7: an edited
+  // index made merge compare the folder with itself as "another folder").
+  std::map<int64_t, size_t> entry_of;  // index -> entry of "points"
+  for (size_t i = 0; i < pts.json().size(); ++i) {
+    const int64_t index = check_point(pts.at(i), points);
+    const auto [it, fresh] = entry_of.emplace(index, i);
+    if (!fresh)
+      pts.at(i).at("index").fail("is " + std::to_string(index) + ", the index of /points/" + std::to_string(it->second) +
+                                 " too; a manifest lists each point once (the manifest was changed by hand or by "
+                                 "another program): restore it, or run the sweep again");
+  }
 }
 
 }  // namespace nvmesim::sweep_detail

@@ -40,6 +40,9 @@ const ojson& items_of(const ojson& o, const std::string& key) {
 }
 
 std::string csv_field(const std::string& s) {
+  // A text starting with = + - @ (or TAB, CR) is a formula to a spreadsheet (issue 16 item 22,
+  // formula injection): it is quoted with a ' before it, which the spreadsheet shows as text.
+  if (!s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos) return csv_field("'" + s);
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
@@ -52,7 +55,8 @@ std::string csv_field(const std::string& s) {
 std::string csv_value(const ojson& v) {
   if (v.is_null()) return "";
   if (v.is_string()) return csv_field(v.get<std::string>());
-  return csv_field(v.dump());
+  const std::string number = v.dump();  // a number's leading '-' is a sign, not a formula
+  return number.find_first_of(",\"\n\r") == std::string::npos ? number : csv_field(number);
 }
 
 // The manifests of the folders of one sweep, read and checked against each other.
@@ -73,6 +77,7 @@ void check_point_against_file(const ojson& p, size_t k, const std::string& path,
   if (id.empty() || id.find('/') != std::string::npos || id[0] == '.')
     throw InputError(path, where + "/id", "a done point needs the id of its point file, not \"" + id + "\"");
   const std::string file = dir + "/points/" + id + ".jsonl";
+  require_file_if_present(file, "point " + std::to_string(p["index"].get<size_t>()) + "'s point file");
   ojson s;
   if (!read_point_summary(file, s))
     throw InputError(path, where, "point " + std::to_string(p["index"].get<size_t>()) + " is done, but its point file " +
@@ -126,7 +131,9 @@ void add_points(const ojson& m, const std::string& path, const std::string& dir,
       ms.origin[idx] = folder;
     } else if (status == "done" && it->second.value("status", "") == "done") {
       if (it->second.value("variants", ojson()) != p.value("variants", ojson()))
-        throw InputError::in_source(path, "point " + std::to_string(idx) + " differs from the same point in another folder");
+        throw InputError::in_source(path, "point " + std::to_string(idx) + " differs from the same point in " +
+                                              ms.folders[static_cast<size_t>(ms.origin[idx])].dir +
+                                              " (one of the two was changed after the sweep); merge one of them, or run the point again");
     }
   }
 }
@@ -213,10 +220,24 @@ ojson all_points(const Manifests& ms, const std::vector<SweepAxis>& axes, size_t
 }
 
 /// The CSV beside the summary `out_json`: ".json" replaced by ".csv", else ".csv" appended.
-std::string csv_path_of(const std::string& out_json) {
-  std::string out_csv = out_json;
-  if (out_csv.size() > 5 && out_csv.compare(out_csv.size() - 5, 5, ".json") == 0) out_csv.resize(out_csv.size() - 5);
-  return out_csv + ".csv";
+/// Whether `path` ends in `ext` after at least one more character.
+bool has_extension(const std::string& path, const std::string& ext) {
+  return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0 &&
+         path[path.size() - ext.size() - 1] != '/';
+}
+
+/// The summary's JSON and CSV paths from merge's --out: "X.json" writes X.json and X.csv beside
+/// it, "X.csv" the same pair (the CSV there, the JSON beside it); any other name is refused, since
+/// the file there would hold a format its name does not say (issue 16's last findings, item 9:
+/// `--out m.csv` wrote JSON to m.csv and the CSV to m.csv.csv).
+void output_paths(const std::string& out, std::string& out_json, std::string& out_csv) {
+  const bool json = has_extension(out, ".json"), csv = has_extension(out, ".csv");
+  if (!json && !csv)
+    throw InputError("--out " + out + ": must end in .json (the summary; its CSV goes beside it, FILE.csv) or .csv (the "
+                     "CSV; the summary goes beside it, FILE.json); merge writes both, e.g. --out summary.json");
+  const std::string stem = out.substr(0, out.size() - (json ? 5 : 4));
+  out_json = stem + ".json";
+  out_csv = stem + ".csv";
 }
 
 const char* const kCsvStats[] = {"mean", "stddev", "min", "p5", "p10", "p50", "p90", "p95", "p99", "max"};
@@ -331,10 +352,12 @@ void check_distinct_folders(const std::vector<std::string>& dirs) {
 
 }  // namespace
 
-int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_json, std::ostream& err) {
+int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, std::ostream& err) {
   if (dirs.empty()) throw InputError("merge needs at least one sweep folder");
+  check_outputs_not_inputs(dirs, out, out);  // first: an input given as --out is named as such
+  std::string out_json, out_csv;
+  output_paths(out, out_json, out_csv);
   check_distinct_folders(dirs);
-  const std::string out_csv = csv_path_of(out_json);
   check_outputs_not_inputs(dirs, out_json, out_csv);
   const Manifests ms = read_manifests(dirs);
   const std::vector<SweepAxis> axes = manifest_axes(ms.sweep);

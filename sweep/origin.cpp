@@ -79,7 +79,7 @@ void point_lines(const std::vector<const IncompletePoint*>& pts, const std::stri
       break;
     }
     err << "nvmesim merge: point " << p->index << " (" << terminal_text(p->id) << ") " << (p->failed ? "failed" : "missing")
-        << " in " << terminal_text(where) << (p->failed ? ": " + terminal_text(p->error) : std::string()) << "\n";
+        << " in " << terminal_text(where) << (p->failed ? ": " + (p->error.empty() ? std::string("no error recorded") : terminal_text(p->error)) : std::string()) << "\n";
   }
 }
 

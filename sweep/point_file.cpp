@@ -125,6 +125,22 @@ bool read_point_summary(const std::string& path, ojson& summary) {
   }
 }
 
+bool read_point_header_scenario(const std::string& path, ojson& scenario) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  LineReader lines(in);
+  std::string first;
+  if (!lines.next(first)) return false;
+  try {
+    ojson h = ojson::parse(first);
+    if (!h.is_object() || h.value("record", "") != "header" || !h.contains("scenario")) return false;
+    scenario = std::move(h["scenario"]);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 FileState read_point_file(const std::string& path, const ojson& scenario, ojson& summary) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return FileState::missing;

@@ -65,15 +65,15 @@ struct SweepRunOptions {
 int run_sweep(const Sweep& sweep, const SweepRunOptions& options, std::ostream& err);
 
 /// Merges sweep folders (the shards of one sweep, in any order, or one unsharded folder) into
-/// `out_json` (schema nvmesim.sweep-summary/1) and a CSV beside it (`out_json` with ".csv" for
-/// ".json"): per point and variant the parameters and summary statistics, in point order, the same
+/// a JSON summary (schema nvmesim.sweep-summary/1) and a CSV beside it: `out` is either file,
+/// "X.json" or "X.csv", and the other is X.csv or X.json (any other name: InputError): per point and variant the parameters and summary statistics, in point order, the same
 /// bytes however the points were spread over shards. Returns 0, or kExitPointsFailed when points
 /// are failed or missing (the outputs are still written, listing them; `err` gets, per shard,
 /// which points, the Slurm array task that ran them and the command that resumes the shard:
 /// report_incomplete_points of sweep/origin.hpp). Throws InputError for a missing or
 /// unreadable manifest, a folder given twice (also by another path to it) or folders of different
 /// sweeps; IoError when writing fails.
-int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_json, std::ostream& err);
+int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, std::ostream& err);
 
 /// The usable CPUs of this process (sched_getaffinity; so a Slurm or taskset limit counts), >= 1.
 unsigned usable_cpus();

@@ -367,14 +367,17 @@ void print_summary(std::ostream& err, const Sweep& sw, const SweepRunOptions& op
   const double secs = pool.elapsed();
   const size_t ran = pool.done() - skipped + pool.failed();  // points this run completed (not those stopped)
   const unsigned jobs = pool.jobs();
-  char line[512];
-  std::snprintf(line, sizeof line,
-                "nvmesim sweep %s: %zu point%s%s: %zu done (%zu already complete), %zu failed, %zu not run; "
-                "%.1f s, %.2f points/s with %u worker%s",
-                sw.name.empty() ? sw.source.c_str() : sw.name.c_str(), points, points == 1 ? "" : "s",
-                opt.shard.count > 1 ? (" in shard " + std::to_string(opt.shard.index) + "/" + std::to_string(opt.shard.count)).c_str() : "",
-                pool.done(), skipped, pool.failed(), points - pool.done() - pool.failed(), secs,
+  // Built as a string: the sweep's name (or path) is the user's, of any length (issue 16's last
+  // findings, item 10: a 512-byte snprintf cut it and what followed).
+  char rate[96];
+  std::snprintf(rate, sizeof rate, "%.1f s, %.2f points/s with %u worker%s", secs,
                 secs > 0 ? static_cast<double>(ran) / secs : 0.0, jobs, jobs == 1 ? "" : "s");
+  const std::string line =
+      "nvmesim sweep " + (sw.name.empty() ? sw.source : sw.name) + ": " + std::to_string(points) + " point" +
+      (points == 1 ? "" : "s") +
+      (opt.shard.count > 1 ? " in shard " + std::to_string(opt.shard.index) + "/" + std::to_string(opt.shard.count) : "") +
+      ": " + std::to_string(pool.done()) + " done (" + std::to_string(skipped) + " already complete), " +
+      std::to_string(pool.failed()) + " failed, " + std::to_string(points - pool.done() - pool.failed()) + " not run; " + rate;
   err << terminal_text(line) << "\n";  // names and paths as the user wrote them, made safe
   if (pool.stop_signal()) err << "nvmesim: stopped by " << signal_name(pool.stop_signal()) << "; continue with --resume\n";
 }
