@@ -211,10 +211,13 @@ const Section<HostParams>& host_section() {
                read_kernel), kLinux),
        used_by(KH::row("hz", "100, 250, 300 or 1000", dflt("250"), "Hz", "CONFIG_HZ", read_hz), kLinux),
        used_by(KH::boolean("highres", dflt("true"), "high-resolution timers; false: usleep_range wakes at the first tick at or "
-                   "after min", to(&HostParams::timers, &TimerSettings::highres)), kLinux),
-       used_by(KH::choice("tick", kTickModeNames, dflt("\"nohz_idle\""),
-                  "`nohz_idle`: the CPU idles in the sleep, no tick (usleep_range wakes at its max); `periodic`: "
-                  "the tick runs (usleep_range wakes at the first tick in [min, max])",
+                   "after min under `periodic`, at or after max under `auto` and `nohz_idle`",
+                   to(&HostParams::timers, &TimerSettings::highres)), kLinux),
+       used_by(KH::choice("tick", kTickModeNames, dflt("\"auto\""),
+                  "how the tick runs while usleep_range sleeps: `auto`: CONFIG_NO_HZ_IDLE with the cpuidle governor's "
+                  "rule: the tick keeps running when max is shorter than 1/HZ (usleep_range wakes at the first tick "
+                  "in [min, max], else at max), else it stops (wakes at max); `nohz_idle`: the tick is already "
+                  "stopped (wakes at max); `periodic`: the tick runs (first tick in [min, max], else max)",
                   to(&HostParams::timers, &TimerSettings::tick)), kLinux),
        used_by(KH::row("wakeup_latency", "duration or distribution", dflt("\"0ns\""), "",
                "scheduler wakeup latency added to every msleep and usleep_range",

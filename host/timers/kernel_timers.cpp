@@ -69,13 +69,24 @@ int64_t msleep_wake_ps(const TickClock& clock, int64_t now_ps, uint64_t ms, bool
   return clock.time_of_jiffy(wheel_expiry_jiffy(clock.jiffies_at(now_ps), t));
 }
 
+bool tick_runs_in_usleep_range(TickMode mode, int hz, int64_t max_ps) {
+  switch (mode) {
+    case TickMode::periodic: return true;
+    case TickMode::nohz_idle: return false;
+    case TickMode::automatic: return static_cast<i128>(max_ps) * hz < kPsPerSecond;  // max < 1/HZ
+  }
+  return false;
+}
+
 int64_t usleep_range_wake_ps(const TickClock& clock, const TimerSettings& settings, int64_t now_ps,
                              int64_t min_ps, int64_t max_ps, double irq_u) {
   const int64_t soft = add_ps(now_ps, min_ps);
   const int64_t hard = add_ps(now_ps, std::max(min_ps, max_ps));
-  if (!settings.highres) return clock.tick_at_or_after(soft);
+  if (!settings.highres)
+    return clock.tick_at_or_after(settings.tick == TickMode::periodic ? soft : hard);
   int64_t wake = hard;
-  if (settings.tick == TickMode::periodic) wake = std::min(wake, clock.tick_at_or_after(soft));
+  if (tick_runs_in_usleep_range(settings.tick, clock.hz(), std::max(min_ps, max_ps)))
+    wake = std::min(wake, clock.tick_at_or_after(soft));
   if (settings.background_irq_rate_hz > 0) {
     // Poisson arrivals are memoryless: the first one after the soft expiry is soft + Exp(rate).
     const double gap_ps = -std::log1p(-irq_u) / settings.background_irq_rate_hz * 1e12;

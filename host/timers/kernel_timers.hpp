@@ -9,19 +9,31 @@
 
 namespace nvmesim {
 
-/// How the CPU's tick runs while the probing task sleeps.
+/// How the CPU's tick runs while the probing task sleeps in usleep_range (linux-readiness.md
+/// section 4, usleep_range; section 6, "Timers").
 enum class TickMode {
+  automatic,  ///< "auto": CONFIG_NO_HZ_IDLE with the cpuidle menu governor's rule: the tick keeps
+              ///< running for a sleep whose hard expiry (max) is less than 1/HZ away, else it stops
+  nohz_idle,  ///< CONFIG_NO_HZ_IDLE with the tick already stopped (HZ=1000, or a long idle before)
   periodic,   ///< CONFIG_HZ_PERIODIC, or a busy CPU: the tick interrupt fires every 1/HZ
-  nohz_idle,  ///< CONFIG_NO_HZ_IDLE with an idle CPU: no tick while idle
 };
 /// host.tick's spellings, in the order messages list them.
-inline constexpr EnumName<TickMode> kTickModeNames[] = {{TickMode::nohz_idle, "nohz_idle"},
-                                                       {TickMode::periodic, "periodic"}};
+inline constexpr EnumName<TickMode> kTickModeNames[] = {
+    {TickMode::automatic, "auto"}, {TickMode::nohz_idle, "nohz_idle"}, {TickMode::periodic, "periodic"}};
+
+/// True when the tick runs through a usleep_range whose hard expiry is `max_ps` (>= 0) after the
+/// call: always under TickMode::periodic, never under nohz_idle; under automatic when max_ps is
+/// strictly shorter than a tick (max_ps x hz < 10^12, exact integer arithmetic). The length
+/// compared is max, not min: the menu governor predicts the idle time from the next timer event,
+/// and the clock event device is programmed for the hard expiry, now + max (linux-readiness.md
+/// section 4); the soft expiry is no event. Section 6: a 2 ms usleep_range keeps the tick at HZ
+/// 100, 250 and 300, and at HZ=1000 (not shorter than 1 ms) the tick stops.
+bool tick_runs_in_usleep_range(TickMode mode, int hz, int64_t max_ps);
 
 /// Timer settings of one host, as a kernel config and boot command line give them.
 struct TimerSettings {
   int hz = 250;                       ///< CONFIG_HZ: 100, 250, 300 or 1000
-  TickMode tick = TickMode::nohz_idle;
+  TickMode tick = TickMode::automatic;  ///< host.tick; default "auto"
   bool highres = true;                ///< CONFIG_HIGH_RES_TIMERS (and not highres=off)
   double background_irq_rate_hz = 0;  ///< other interrupts on the CPU (Poisson rate), >= 0
 };
@@ -77,12 +89,17 @@ uint64_t wheel_expiry_jiffy(uint64_t j, uint64_t t);
 int64_t msleep_wake_ps(const TickClock& clock, int64_t now_ps, uint64_t ms, bool extra_jiffy);
 
 /// When usleep_range(min, max) called at `now_ps` returns, before wakeup latency. An hrtimer
-/// with soft expiry now+min and hard expiry now+max:
-/// - highres off: the first tick at or after now+min;
-/// - otherwise the hard expiry, unless an interrupt on the CPU comes in [now+min, now+max]:
-///   the periodic tick (TickMode::periodic), or a background interrupt (a Poisson process of
-///   rate settings.background_irq_rate_hz; `irq_u` in (0, 1) is the uniform that draws the first
-///   such interrupt after the soft expiry).
+/// with soft expiry now+min and hard expiry now+max (max < min is read as max = min). Whether
+/// the tick runs is tick_runs_in_usleep_range(settings.tick, hz, max) (linux-readiness.md
+/// section 4 and section 6, "Timers"):
+/// - highres off: under TickMode::periodic the first tick at or after now+min; under nohz_idle
+///   and auto (both NOHZ) the first tick at or after now+max (section 6: the next event is the
+///   hard expiry rounded up to a tick; section 6 states auto's governor rule for high-resolution
+///   timers only, so auto does not keep the tick here); background interrupts do not apply;
+/// - highres on: the hard expiry, unless an interrupt on the CPU comes in [now+min, now+max]:
+///   a running tick (the first tick at or after now+min), or a background interrupt (a Poisson
+///   process of rate settings.background_irq_rate_hz; `irq_u` in (0, 1) is the uniform that
+///   draws the first such interrupt after the soft expiry).
 /// Never before now+min.
 int64_t usleep_range_wake_ps(const TickClock& clock, const TimerSettings& settings, int64_t now_ps,
                              int64_t min_ps, int64_t max_ps, double irq_u);
