@@ -25,6 +25,7 @@ using namespace nvmesim;
 namespace {
 constexpr int64_t kR = 946000;                    // ps
 constexpr int64_t kS = 4780754, kT0 = 5732094;    // the start wait's deadline start, read 0's return
+static_assert(kT0 - kS == 951340, "read 0 returns d0 = 951340 ps after the CC write (the header's arithmetic)");
 
 std::vector<test::BenchTrial> qemu(const std::string& controllers) {
   return test::run_bench(test::bench_scenario("qemu-userspace", controllers, 1));
