@@ -108,7 +108,7 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ("kernel", po::value<std::string>(), "--log: the kernel release, e.g. 5.6")
       ("uname-r", po::value<std::string>(), "--log: `uname -r` of the host")
       ("hz", po::value<int>(), "--log: CONFIG_HZ")
-      ("tick", po::value<std::string>(), "--log: nohz_idle or periodic")
+      ("tick", po::value<std::string>(), "--log: auto, nohz_idle or periodic (host.tick)")
       ("cpus", po::value<int>(), "--log: CPUs of the host")
       ("kind", po::value<std::string>()->default_value("boot"),
        "--log: boot or module_reload (reset, `nvme reset`, is a kind of log not fitted yet)")

@@ -216,7 +216,7 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
       ("help,h", "this help")
       ("kernel", po::value<std::vector<std::string>>(), "a what-if kernel release (repeatable: one what-if each)")
       ("hz", po::value<int>(), "CONFIG_HZ of the --kernel what-ifs")
-      ("tick", po::value<std::string>(), "tick of the --kernel what-ifs: nohz_idle or periodic")
+      ("tick", po::value<std::string>(), "tick of the --kernel what-ifs: auto, nohz_idle or periodic (host.tick)")
       ("set", po::value<std::vector<std::string>>(), "/host/KEY=VALUE on the --kernel what-ifs (repeatable)")
       ("whatif", po::value<std::string>(), "a file {\"whatifs\": [{\"name\": ..., \"host\": {...}}]}")
       ("baseline", po::value<std::string>(), "the reference: an observed host's name")

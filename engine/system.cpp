@@ -135,7 +135,13 @@ bool nvme_system::run_trial(const TrialRequest& req, TrialResult& r) {
   r.probe_status = platform.result().status;
   r.probe_ps = hosts_[0]->outcome().end_ps;
   r.namespace_ps = hosts_[0]->outcome().namespace_ps;
-  if (platform.result().error.empty() && v.workload != Workload::probe) {
+  // A shutdown or reset after a boot in which no controller probed acts on nothing (the driver
+  // holds no controller): no workload time is reported for it, rather than a 0 over nothing. A
+  // reboot still boots a second time.
+  bool any_probed = false;
+  for (size_t i = 0; i < v.controllers.size(); ++i) any_probed = any_probed || hosts_[i]->outcome().status == ProbeStatus::ok;
+  const bool acts = any_probed || v.workload == Workload::reboot;
+  if (platform.result().error.empty() && v.workload != Workload::probe && acts) {
     const int64_t start = now_rel();
     switch (v.workload) {
       case Workload::probe: break;

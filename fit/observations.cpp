@@ -71,8 +71,8 @@ ObsHost read_host(const JsonNode& n, const std::string& name) {
   if (!hz.json().is_number_integer() || (hz.json() != 100 && hz.json() != 250 && hz.json() != 300 && hz.json() != 1000))
     hz.fail(hz.json().dump() + " is not a CONFIG_HZ; allowed: 100, 250, 300, 1000 (an unknown HZ is not fitted yet)");
   h.hz = hz.json().get<int>();
-  if (!n.has("tick")) n.fail("needs \"tick\" (nohz_idle or periodic)");
-  h.tick = n.at("tick").choice(SChoices{{"nohz_idle", "nohz_idle"}, {"nohz_full", "nohz_idle"}, {"periodic", "periodic"}});
+  if (!n.has("tick")) n.fail("needs \"tick\" (auto, nohz_idle or periodic: host.tick, docs/scenario.md)");
+  h.tick = n.at("tick").choice(SChoices{{"auto", "auto"}, {"nohz_idle", "nohz_idle"}, {"nohz_full", "nohz_idle"}, {"periodic", "periodic"}});
   if (n.has("highres")) h.highres = n.at("highres").boolean();
   if (!n.has("cpus")) n.fail("needs \"cpus\" (1 to 4096): the driver asks for one I/O queue per CPU");
   h.cpus = static_cast<int>(n.at("cpus").integer(1, 4096));

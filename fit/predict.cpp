@@ -80,7 +80,7 @@ SimHost read_posterior_host(const JsonNode& n, const std::string& name) {
   if (!hz.json().is_number_integer() || (hz.json() != 100 && hz.json() != 250 && hz.json() != 300 && hz.json() != 1000))
     hz.fail(hz.json().dump() + " is not a CONFIG_HZ; allowed: 100, 250, 300, 1000");
   using SChoices = std::vector<std::pair<std::string, std::string>>;
-  (void)need(n, "tick").choice(SChoices{{"nohz_idle", "nohz_idle"}, {"periodic", "periodic"}});
+  (void)need(n, "tick").choice(SChoices{{"auto", "auto"}, {"nohz_idle", "nohz_idle"}, {"periodic", "periodic"}});
   (void)need(n, "highres").boolean();
   const int64_t cpus = need(n, "cpus").integer(1, 4096);
   SimHost s;

@@ -36,7 +36,7 @@ struct VariantReport {
   /// over the failed trials only: driver init to the failure of the first controller (its probe_ps)
   Summary time_to_failure_ms;
   Summary namespace_ms;  ///< first usable namespace (count 0 unless reported)
-  Summary workload_ms;   ///< shutdown / reset / reboot part (count 0 for the probe workload)
+  Summary workload_ms;   ///< shutdown / reset / reboot part (count 0 for the probe workload; a shutdown or reset after a boot where no controller probed is not counted)
   nlohmann::ordered_json phases;             ///< per phase: polls and sleeps min/max/mean
 };
 struct PairedReport {

@@ -77,10 +77,16 @@ void finish_release(const Node& n, HostParams& h) {
 constexpr EnumName<bool> kShutdownNotificationNames[] = {{false, "normal"}, {true, "abrupt"}};
 
 void read_kernel(const Node& k, HostParams& h) {
-  if (k.json().is_number())
-    k.fail("must be a string, not the number " + k.json().dump() +
-           " (JSON drops a number's trailing zeros: 5.10 reads as 5.1): write it as a string: \"5.10\"; with --set, "
-           "quote it: --set '/host/kernel=\"5.10\"'");
+  if (k.json().is_number()) {
+    // The release as the number reads, and with its trailing zero back (6.1 may have been 6.10).
+    const std::string as_read = k.json().dump();
+    const std::string hint = as_read.find('.') != std::string::npos
+                                 ? "\"" + as_read + "\", or \"" + as_read + "0\" if that is the release meant"
+                                 : "\"" + as_read + "\"";
+    k.fail("must be a string, not the number " + as_read +
+           " (JSON drops a number's trailing zeros: 5.10 reads as 5.1): write it as a string: " + hint +
+           "; with --set, quote it: --set '/host/kernel=\"5.10\"'");
+  }
   try {
     h.kernel = KernelVersion::parse(k.str());
     h.profile = profile_for(h.kernel);

@@ -156,3 +156,21 @@ TEST_CASE("predict: the order of a posterior's blocks does not change what it pr
   REQUIRE(da.size() == db.size());
   for (size_t j = 0; j < da.size(); ++j) CHECK(da[j] == db[j]);
 }
+
+TEST_CASE("predict: an observed host may say tick \"auto\", the scenario's default, as a what-if can", "[fit][predict][inputs]") {
+  // host.tick "auto" (issue 11 item 9) is the scenario default and predict --tick takes it; the
+  // posterior's observed hosts refused it ("allowed: nohz_idle, periodic"). A wrong tick is still
+  // refused at its pointer, listing the three.
+  oj doc = posterior();
+  doc["observations"]["hosts"]["amzn-5.6"]["tick"] = "auto";
+  const PosteriorModel p = parse_posterior(doc, "post.json");
+  CHECK(p.hosts[0].host["tick"] == "auto");
+  doc["observations"]["hosts"]["amzn-5.6"]["tick"] = "autoo";
+  try {
+    (void)parse_posterior(doc, "post.json");
+    FAIL("accepted tick \"autoo\"");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("/observations/hosts/amzn-5.6/tick") && Catch::Contains("\"auto\"") &&
+                                          Catch::Contains("\"nohz_idle\"") && Catch::Contains("\"periodic\""));
+  }
+}
