@@ -100,6 +100,8 @@ std::vector<std::array<bool, kBootLines>> runs_of(const JsonNode& obs, const std
   if (runs.array().empty()) runs.fail("must not be empty: a fit has at least one run");
   std::vector<std::array<bool, kBootLines>> out;
   for (size_t i = 0; i < runs.array().size(); ++i) {
+    // fit writes these keys; another (a typo, a hand-added field) would be read by nothing.
+    runs.at(i).require_object({"host", "kind", "log", "lines", "intervals"});
     const JsonNode host = need(runs.at(i), "host");
     const std::string hname = host.str();
     std::string known;
@@ -135,10 +137,19 @@ Population read_block(const JsonNode& bn, const BlockSpec& want, BlockSpec& spec
     const std::string name = need(q, "name").str(), unit = need(q, "unit").str();
     if (name != want.params[i].name) q.at("name").fail("\"" + name + "\": parameter " + std::to_string(i) + " of block \"" + want.name + "\" is \"" + want.params[i].name + "\"");
     if (unit != want.params[i].unit) q.at("unit").fail("\"" + unit + "\": the unit of " + name + " is \"" + want.params[i].unit + "\"");
+    q.require_object({"name", "unit", "prior"});
     const JsonNode pr = need(q, "prior");
     if (pr.array().size() != 2) pr.fail("must be [lo, hi]");
     const double lo = pr.at(size_t{0}).number(1e-300, 1e300), hi = pr.at(size_t{1}).number(1e-300, 1e300);
     if (!(lo < hi)) pr.fail("must be [lo, hi] with lo < hi");
+    // predict draws inside this version's prior (block_specs), never the file's: a prior edited
+    // by hand (or written by a version with other ranges) would be silently unused, so it is an
+    // error. fit writes the bounds with 17 significant digits: they read back exactly.
+    const ParamSpec& w = want.params[i];
+    if (std::fabs(lo - w.lo) > 1e-12 * w.lo || std::fabs(hi - w.hi) > 1e-12 * w.hi)
+      pr.fail("[" + num_text(lo) + ", " + num_text(hi) + "] is not the prior of " + name + " in this version, [" +
+              num_text(w.lo) + ", " + num_text(w.hi) + "]: predict draws only inside this version's prior, so an "
+              "edited prior would be ignored; restore it, or fit the logs again with this version");
     spec.params.push_back({name, unit, lo, hi});
   }
   const JsonNode fl = need(bn, "flags");
@@ -181,9 +192,14 @@ PosteriorModel parse_posterior(const oj& doc, const std::string& source) {
   const JsonNode root(doc, source, "");
   if (!root.json().is_object() || !root.has("schema") || root.at("schema").json() != "nvmesim.posterior/1")
     root.fail("is not a posterior: \"schema\" must be \"nvmesim.posterior/1\" (written by nvmesim fit --out)");
+  // Every key fit writes; an unknown one (a typo such as "block", a field added by hand) would be
+  // read by nothing, so it is an error rather than silently unused. docs/fit.md section 6 lists
+  // which of them predict reads.
+  root.require_object({"schema", "tool", "seed", "settings", "observations", "parameters", "device", "ppc", "blocks", "cost"});
   PosteriorModel p;
   p.source = source;
   const JsonNode obs = need(root, "observations");
+  obs.require_object({"name", "link", "hosts", "runs"});
   p.link = need(obs, "link").choice(std::vector<std::pair<std::string, std::string>>{{"bare-metal", "bare-metal"}, {"vm-emulated", "vm-emulated"}});
   const JsonNode hosts = need(obs, "hosts");
   if (!hosts.json().is_object() || hosts.json().empty()) hosts.fail("must be a non-empty object of the observed hosts");
@@ -197,6 +213,7 @@ PosteriorModel parse_posterior(const oj& doc, const std::string& source) {
   p.specs.resize(want.size());
   for (size_t b = 0; b < blocks.array().size(); ++b) {
     const JsonNode bn = blocks.at(b);
+    bn.require_object({"name", "parameters", "flags", "scale", "generations", "evaluations", "particles", "weights"});
     const JsonNode nm = need(bn, "name");
     size_t w = 0;
     std::string known;

@@ -109,10 +109,16 @@ nlohmann::ordered_json tiny_posterior() {
                                           "enable_latency.sigma", "admin.identify.median", "admin.sigma",
                                           "admin.set_features.median", "admin.create_queue.median",
                                           "admin.create_queue.sigma", "host.init_to_probe.median", "host.init_to_probe.sigma"};
+  // The device block's priors (fit/problems.cpp block_specs, as docs/fit.md section 5 lists them):
+  // predict refuses a posterior whose priors are not this version's.
+  const std::vector<std::pair<double, double>> priors = {{1e-6, 10}, {0.05, 1.5}, {1e-6, 10},  {0.05, 1.5},
+                                                         {1e-5, 0.02}, {0.05, 1.5}, {1e-6, 0.01}, {1e-6, 0.01},
+                                                         {0.05, 1.5}, {1e-5, 0.1}, {0.05, 1.5}};
   oj ps = oj::array(), row = oj::array();
-  for (const auto& n : names) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& n = names[i];
     const bool sigma = n.find("sigma") != std::string::npos;
-    ps.push_back({{"name", n}, {"unit", sigma ? "" : "s"}, {"prior", {sigma ? 0.05 : 1e-6, sigma ? 1.5 : 0.01}}});
+    ps.push_back({{"name", n}, {"unit", sigma ? "" : "s"}, {"prior", {priors[i].first, priors[i].second}}});
     row.push_back(sigma ? 0.5 : 1e-3);
   }
   for (int f = 0; f < 3; ++f) row.push_back(f == 0 ? 1 : 0);

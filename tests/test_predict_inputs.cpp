@@ -174,3 +174,33 @@ TEST_CASE("predict: an observed host may say tick \"auto\", the scenario's defau
                                           Catch::Contains("\"nohz_idle\"") && Catch::Contains("\"periodic\""));
   }
 }
+
+TEST_CASE("predict: a posterior key fit does not write, or an edited prior, is exit 2 at its pointer - not ignored",
+          "[fit][predict][inputs]") {
+  // predict reads particles and weights, never these: a typo or a hand edit here would change
+  // nothing, so a user would believe an input took effect that did not.
+  struct Case {
+    const char* pointer;  // where the edit goes (nlohmann json_pointer)
+    oj value;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"/whatifs", oj::array(), "/whatifs: unknown key \"whatifs\""},
+      {"/observations/extra", 1, "/observations/extra: unknown key \"extra\""},
+      {"/observations/runs/0/hz", 1000, "/observations/runs/0/hz: unknown key \"hz\""},
+      {"/blocks/0/weight", 1, "/blocks/0/weight: unknown key \"weight\"; did you mean \"weights\"?"},
+      {"/blocks/0/parameters/0/median", 1, "/blocks/0/parameters/0/median: unknown key \"median\""},
+      // The device block's disable_latency.median has the prior [1e-6, 10] s (fit/problems.cpp
+      // block_specs); a file saying [1e-6, 100] would have predict draw inside [1e-6, 10] anyway.
+      {"/blocks/0/parameters/0/prior/1", 100.0,
+       "/blocks/0/parameters/0/prior: [1e-06, 100] is not the prior of disable_latency.median in this version, [1e-06, 10]"},
+      {"/blocks/0/parameters/1/prior/0", 0.06, "/blocks/0/parameters/1/prior: [0.06, 1.5] is not the prior of disable_latency.sigma"},
+  };
+  for (const Case& c : cases) {
+    oj doc = posterior();
+    doc[oj::json_pointer(c.pointer)] = c.value;
+    CHECK_THROWS_WITH(parse_posterior(doc, "post.json"), Catch::Contains(std::string("post.json: ") + c.message));
+  }
+  // The untouched file reads (the check is on the edit, not on every posterior).
+  CHECK_NOTHROW(parse_posterior(posterior(), "post.json"));
+}
