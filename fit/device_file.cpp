@@ -81,6 +81,13 @@ std::string device_scenario_text(const FitResult& r) {
        both("host.init_to_probe") + "\n  },\n";
   o += "  \"link\": {\"preset\": " + oj(r.obs.link).dump() + "},  // machine.link of the observations\n";
   o += "  \"controllers\": [\n    {\n      \"name\": \"nvme0\",\n";
+  // The keys the machine's dumps fix exactly (machine.show_regs, id_ctrl, lspci).
+  for (const auto& [k, val] : r.obs.device.items()) {
+    std::string from;
+    for (const auto& [fk, fv] : r.obs.device_from.items())
+      if (fk == k || fk.rfind(k + ".", 0) == 0) from += (from.empty() ? "" : "; ") + fk + " fixed by " + fv.get<std::string>();
+    o += "      " + oj(k).dump() + ": " + val.dump() + ",  // " + from + "\n";
+  }
   o += "      \"handoff\": " + oj(t.handoff_enabled ? "enabled" : "disabled").dump() + ",  // " + c("handoff_enabled") + "\n";
   auto lat = [&](const char* key, bool imm, double med, double sig, const std::string& flag, const std::string& p) {
     o += std::string("      \"") + key + "\": " + (imm ? std::string("\"0ns\"") : lognormal_text(med, sig)) + ",\n        // immediate: " +
@@ -100,7 +107,7 @@ std::string device_scenario_text(const FitResult& r) {
     const SimHost sh = sim_host_of(r.obs, h);
     oj patch = {{"host", {{"kernel", sh.host["kernel"]}, {"hz", sh.host["hz"]}, {"tick", sh.host["tick"]},
                           {"highres", sh.host["highres"]}, {"cpus", sh.host["cpus"]}}}};
-    if (sh.io_queues != h0.io_queues) patch["controllers"] = oj::array({controller_json(t, sh.io_queues)});
+    if (sh.io_queues != h0.io_queues) patch["controllers"] = oj::array({controller_json(t, sh.io_queues, r.obs.device)});
     o += "    " + oj({{"name", sh.name}, {"patch", patch}}).dump() + (h + 1 < r.obs.hosts.size() ? "," : "") + "\n";
   }
   o += "  ]\n}\n";

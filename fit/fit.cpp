@@ -150,6 +150,7 @@ FitResult run_fit(const Observations& obs, const FitOptions& opt, std::ostream& 
   FitResult r;
   r.obs = obs;
   ForwardModel fm(opt.exe, opt.jobs, obs.link);
+  fm.set_device(obs.device);
   BlockSettings bs = opt.blocks;
   if (obs.fit.particles) bs.device_particles = static_cast<size_t>(obs.fit.particles);
   if (obs.fit.trials_per_particle) bs.device_trials = static_cast<size_t>(obs.fit.trials_per_particle);

@@ -82,7 +82,7 @@ oj host_json(const SimHost& host, const Theta& t) {
   return h;
 }
 
-oj controller_json(const Theta& t, int io_queues) {
+oj controller_json(const Theta& t, int io_queues, const oj& fixed) {
   oj c = {{"name", "nvme0"}, {"handoff", t.handoff_enabled ? "enabled" : "disabled"}};
   c["disable_latency"] = t.disable_immediate ? oj("0ns") : lognormal(t.disable_median_s, t.disable_sigma);
   c["enable_latency"] = t.enable_immediate ? oj("0ns") : lognormal(t.enable_median_s, t.enable_sigma);
@@ -90,21 +90,22 @@ oj controller_json(const Theta& t, int io_queues) {
                 {"set_features", lognormal(t.set_features_median_s, t.admin_sigma)},
                 {"create_queue", lognormal(t.create_queue_median_s, t.create_queue_sigma)}};
   c["io_queues"] = io_queues;
+  for (const auto& [k, v] : fixed.items()) c[k] = v;
   return c;
 }
 
 oj chunk_scenario(const std::vector<SimJob>& jobs, size_t first, size_t count, size_t trials, uint64_t seed,
-                  const std::string& link) {
+                  const std::string& link, const oj& fixed) {
   const SimJob& j0 = jobs[first];
   oj sc = {{"schema", "nvmesim.scenario/1"}, {"name", "fit"}, {"seed", seed}, {"trials", trials},
            {"host", host_json(*j0.host, j0.theta)}, {"link", {{"preset", link}}},
-           {"controllers", oj::array({controller_json(j0.theta, j0.host->io_queues)})}, {"workload", "probe"}};
+           {"controllers", oj::array({controller_json(j0.theta, j0.host->io_queues, fixed)})}, {"workload", "probe"}};
   oj vs = oj::array();
   for (size_t i = 0; i < count; ++i) {
     const SimJob& j = jobs[first + i];
     vs.push_back({{"name", "v" + std::to_string(i)},
                   {"patch", {{"host", host_json(*j.host, j.theta)},
-                             {"controllers", oj::array({controller_json(j.theta, j.host->io_queues)})}}}});
+                             {"controllers", oj::array({controller_json(j.theta, j.host->io_queues, fixed)})}}}});
   }
   sc["variants"] = vs;
   return sc;
@@ -206,7 +207,7 @@ std::vector<SimTrial> ForwardModel::run(const std::vector<SimJob>& jobs, size_t 
       const std::string b = base(c);
       {
         std::ofstream f(b + ".json", std::ios::binary);
-        f << chunk_scenario(jobs, c.first, c.count, trials, c.seed, link_).dump();
+        f << chunk_scenario(jobs, c.first, c.count, trials, c.seed, link_, device_).dump();
         if (!f) throw IoError(b + ".json: cannot write the chunk scenario");
       }
       const std::string sj = b + ".json", oj_path = b + ".jsonl", ep = b + ".err";

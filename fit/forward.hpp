@@ -40,7 +40,9 @@ SimHost sim_host_of(const Observations& obs, size_t h);
 
 /// The scenario `host` object of a host under theta, and the `controllers/0` object.
 nlohmann::ordered_json host_json(const SimHost& host, const Theta& t);
-nlohmann::ordered_json controller_json(const Theta& t, int io_queues);
+/// `fixed`: the keys register dumps fix (Observations::device), written over theta's.
+nlohmann::ordered_json controller_json(const Theta& t, int io_queues,
+                                       const nlohmann::ordered_json& fixed = nlohmann::ordered_json::object());
 
 /// The simulated times of one trial (ns from driver init), floored to whole microseconds as
 /// printk's timestamps are.
@@ -65,6 +67,9 @@ class ForwardModel {
   /// `link`: bare-metal or vm-emulated; `tool`: the command whose messages these are ("fit",
   /// "predict"), the first word of every error.
   ForwardModel(std::string exe, unsigned jobs, std::string link, std::string tool = "fit");
+  /// The controller keys every simulated run takes as they are (Observations::device: CAP, VS,
+  /// CRTO, PCI id, Identify MN and RTD3E from the machine's dumps); none by default.
+  void set_device(nlohmann::ordered_json fixed) { device_ = std::move(fixed); }
   ~ForwardModel();
   ForwardModel(const ForwardModel&) = delete;
   ForwardModel& operator=(const ForwardModel&) = delete;
@@ -89,11 +94,13 @@ class ForwardModel {
   std::string exe_, link_, tool_, dir_;
   unsigned jobs_;
   uint64_t trials_ = 0, processes_ = 0, counter_ = 0;
+  nlohmann::ordered_json device_ = nlohmann::ordered_json::object();
 };
 
 /// The scenario document of some jobs (one variant each, named v0, v1, ...).
 nlohmann::ordered_json chunk_scenario(const std::vector<SimJob>& jobs, size_t first, size_t count, size_t trials,
-                                      uint64_t seed, const std::string& link);
+                                      uint64_t seed, const std::string& link,
+                                      const nlohmann::ordered_json& fixed = nlohmann::ordered_json::object());
 
 /// Scans the JSON Lines trial records of `text` into out[variant * trials + trial].
 /// Throws std::runtime_error for a record it cannot read, its message starting with `tool`.

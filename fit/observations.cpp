@@ -1,5 +1,7 @@
 #include "fit/observations.hpp"
 
+#include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <sys/stat.h>
 
@@ -7,6 +9,7 @@
 #include "core/json_reader.hpp"
 #include "core/json_text.hpp"
 #include "host/linux/kernel_profile.hpp"
+#include "models/nvme_regs.hpp"
 
 namespace nvmesim {
 
@@ -80,12 +83,177 @@ ObsHost read_host(const JsonNode& n, const std::string& name) {
   return h;
 }
 
-void read_machine(const JsonNode& n, Observations& o) {
-  for (const char* k : {"lspci", "show_regs", "id_ctrl"})
-    if (n.has(k)) n.at(k).fail("is not read by this version yet (docs/fit.md, limits); remove it");
-  n.require_object({"controllers", "link"});
+// One "key : value" line of nvme-cli's normal output (`nvme show-regs`, `nvme id-ctrl`).
+struct DumpValue {
+  std::string value;
+  size_t line = 0;  ///< from 1
+};
+
+std::string trimmed(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
+  return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+
+// The "key : value" lines of a dump: a key of letters, digits and '_' at the start of the line,
+// white space, ':', the value. Other lines are skipped: the -H detail lines (indented), headers
+// ("NVME Identify Controller:") and the power state lines ("ps    0 : ..."), whose keys have
+// spaces. A key given twice (two dumps in one file) is an error at its second line.
+std::vector<std::pair<std::string, DumpValue>> dump_values(const std::string& text, const std::string& name) {
+  std::vector<std::pair<std::string, DumpValue>> out;
+  size_t pos = 0, line = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string l = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line;
+    const size_t colon = l.find(':');
+    if (l.empty() || l[0] == ' ' || l[0] == '\t' || colon == std::string::npos) continue;
+    const std::string key = trimmed(l.substr(0, colon));
+    bool word = !key.empty();
+    for (char c : key) word = word && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!word) continue;
+    for (const auto& [k, v] : out)
+      if (k == key)
+        throw InputError::at_line(name, line, 1, "\"" + key + "\" is given twice (also line " + std::to_string(v.line) +
+                                                    "): one dump of one controller per file");
+    out.push_back({key, {trimmed(l.substr(colon + 1)), line}});
+  }
+  return out;
+}
+
+const DumpValue* dump_find(const std::vector<std::pair<std::string, DumpValue>>& d, const char* key) {
+  for (const auto& [k, v] : d)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+// `nvme show-regs /dev/nvmeN` (normal or -H output): CAP, VS and, from NVMe 2.0 devices and
+// nvme-cli 2.x, CRTO, each printed in hex without "0x". Fixes controllers[0].cap, vs and crto.
+void read_show_regs(const std::string& text, const std::string& name, Observations& o) {
+  const auto d = dump_values(text, name);
+  const DumpValue* cap = dump_find(d, "cap");
+  if (!cap) throw InputError::in_source(name, "has no \"cap     : ...\" line: is it the output of `nvme show-regs /dev/nvme0`?");
+  uint64_t raw = 0;
+  if (!regs::parse_hex(cap->value, 64, raw))
+    throw InputError::at_line(name, cap->line, 1, "cap \"" + cap->value + "\" is not a 64-bit register in hex");
+  if (raw == ~uint64_t{0})
+    throw InputError::at_line(name, cap->line, 1, "cap is all ones: the device did not answer when the dump was taken");
+  const regs::Cap c = regs::Cap::decode(raw);
+  if (c.mqes == 0) throw InputError::at_line(name, cap->line, 1, "CAP.MQES is 0 (a queue needs at least 2 entries): not a real CAP");
+  if (c.mpsmin > c.mpsmax) throw InputError::at_line(name, cap->line, 1, "CAP.MPSMIN > CAP.MPSMAX: not a real CAP");
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(raw));
+  o.device["cap"] = hex;
+  o.device_from["cap"] = "show-regs " + name + " line " + std::to_string(cap->line);
+  if (const DumpValue* vs = dump_find(d, "version")) {
+    uint64_t v = 0;
+    if (!regs::parse_hex(vs->value, 32, v) || v == 0xFFFFFFFFu)
+      throw InputError::at_line(name, vs->line, 1, "version \"" + vs->value + "\" is not a 32-bit register in hex");
+    const regs::Vs x = regs::Vs::decode(static_cast<uint32_t>(v));
+    o.device["vs"] = std::to_string(x.mjr) + "." + std::to_string(x.mnr) + "." + std::to_string(x.ter);
+    o.device_from["vs"] = "show-regs " + name + " line " + std::to_string(vs->line);
+  }
+  if (const DumpValue* cr = dump_find(d, "crto")) {
+    uint64_t v = 0;
+    if (!regs::parse_hex(cr->value, 32, v) || v == 0xFFFFFFFFu)
+      throw InputError::at_line(name, cr->line, 1, "crto \"" + cr->value + "\" is not a 32-bit register in hex");
+    std::snprintf(hex, sizeof hex, "0x%08llx", static_cast<unsigned long long>(v));
+    o.device["crto"] = hex;
+    o.device_from["crto"] = "show-regs " + name + " line " + std::to_string(cr->line);
+  }
+}
+
+// `nvme id-ctrl /dev/nvmeN`: MN (the model: quirk rules match it) and RTD3E (us: the shutdown
+// timeout). vid is kept to check it against lspci's.
+void read_id_ctrl(const std::string& text, const std::string& name, Observations& o, std::string& vid) {
+  const auto d = dump_values(text, name);
+  const DumpValue* mn = dump_find(d, "mn");
+  if (!mn) throw InputError::in_source(name, "has no \"mn        : ...\" line: is it the output of `nvme id-ctrl /dev/nvme0`?");
+  if (mn->value.size() > 40) throw InputError::at_line(name, mn->line, 1, "mn holds at most 40 characters (Identify MN)");
+  o.device["identify"]["model"] = mn->value;
+  o.device_from["identify.model"] = "id-ctrl " + name + " line " + std::to_string(mn->line);
+  if (const DumpValue* r = dump_find(d, "rtd3e")) {
+    uint64_t us = 0;
+    bool ok = !r->value.empty();
+    if (r->value.rfind("0x", 0) == 0) {
+      ok = regs::parse_hex(r->value, 32, us);
+    } else {
+      for (char c : r->value) ok = ok && c >= '0' && c <= '9';
+      ok = ok && r->value.size() <= 10 && (us = std::stoull(r->value)) <= 0xFFFFFFFFull;
+    }
+    if (!ok) throw InputError::at_line(name, r->line, 1, "rtd3e \"" + r->value + "\" is not a 32-bit count of microseconds");
+    o.device["identify"]["rtd3e"] = std::to_string(us) + "us";
+    o.device_from["identify.rtd3e"] = "id-ctrl " + name + " line " + std::to_string(r->line);
+  }
+  if (const DumpValue* v = dump_find(d, "vid")) vid = v->value;
+}
+
+bool hex4(const std::string& s, size_t at) {
+  if (at + 4 > s.size()) return false;
+  for (size_t i = at; i < at + 4; ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
+// `lspci -n` ("00:04.0 0108: 1d0f:8061 (rev 01)") or `lspci -nn` ("... [0108]: Amazon.com, Inc.
+// NVMe EBS Controller [1d0f:8061]"): the vendor:device of the functions of class 0108 (NVMe).
+// Other functions' lines are skipped; NVMe functions of two different ids are an error (one
+// device model per file).
+void read_lspci(const std::string& text, const std::string& name, Observations& o, const std::string& vid) {
+  std::string id;
+  size_t id_line = 0, pos = 0, line = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string l = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line;
+    for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string here;
+    size_t k = l.find(" 0108: ");
+    if (k != std::string::npos && hex4(l, k + 7) && l.size() > k + 11 && l[k + 11] == ':' && hex4(l, k + 12)) {
+      here = l.substr(k + 7, 9);
+    } else if (l.find("[0108]:") != std::string::npos) {
+      const size_t b = l.rfind('[');
+      if (b != std::string::npos && hex4(l, b + 1) && l.size() > b + 10 && l[b + 5] == ':' && hex4(l, b + 6) && l[b + 10] == ']')
+        here = l.substr(b + 1, 9);
+    }
+    if (here.empty()) continue;
+    if (!id.empty() && here != id)
+      throw InputError::at_line(name, line, 1, "a second NVMe function, " + here + ", beside " + id + " (line " + std::to_string(id_line) +
+                                                  "): this version fits one device; keep the line of the one the logs measure");
+    if (id.empty()) id = here, id_line = line;
+  }
+  if (id.empty())
+    throw InputError::in_source(name, "has no NVMe function (class 0108) line: is it the output of `lspci -n` or `lspci -nn`?");
+  if (!vid.empty()) {
+    uint64_t v = 0;
+    if (regs::parse_hex(vid, 16, v)) {
+      char want[8];
+      std::snprintf(want, sizeof want, "%04llx", static_cast<unsigned long long>(v));
+      if (id.substr(0, 4) != want)
+        throw InputError::at_line(name, id_line, 1, "vendor " + id.substr(0, 4) + " differs from id-ctrl's vid " + vid +
+                                                       ": the two dumps are of different devices");
+    }
+  }
+  o.device["pci_id"] = id;
+  o.device_from["pci_id"] = "lspci " + name + " line " + std::to_string(id_line);
+}
+
+void read_machine(const JsonNode& n, const std::string& dir, Observations& o) {
+  n.require_object({"controllers", "link", "show_regs", "id_ctrl", "lspci"});
   if (n.has("controllers")) n.at("controllers").integer(1, 1);
   if (n.has("link")) o.link = n.at("link").choice(SChoices{{"bare-metal", "bare-metal"}, {"vm-emulated", "vm-emulated"}});
+  std::string name, vid;
+  auto dump = [&](const char* key) {
+    const JsonNode d = n.at(key);
+    d.require_object({"path", "text"});
+    return text_or_path(d, dir, name, &o.files);
+  };
+  if (n.has("show_regs")) read_show_regs(dump("show_regs"), name, o);
+  if (n.has("id_ctrl")) read_id_ctrl(dump("id_ctrl"), name, o, vid);
+  if (n.has("lspci")) read_lspci(dump("lspci"), name, o, vid);
 }
 
 // Two boots never print the same lines at the same microseconds: a run whose lines (kinds and
@@ -191,7 +359,7 @@ Observations parse_observations(const std::string& text, const std::string& sour
   o.source = source;
   if (root.has("name")) o.name = root.at("name").str();
   if (root.has("description")) o.description = root.at("description").str();
-  if (root.has("machine")) read_machine(root.at("machine"), o);
+  if (root.has("machine")) read_machine(root.at("machine"), dir, o);
   if (!root.has("hosts") || !root.at("hosts").json().is_object() || root.at("hosts").json().empty())
     root.fail("needs \"hosts\": an object of named hosts (kernel, hz, tick, cpus)");
   for (const auto& [k, v] : root.at("hosts").json().items()) o.hosts.push_back(read_host(root.at("hosts").at(k), k));
@@ -231,6 +399,10 @@ nlohmann::ordered_json Observations::resolved() const {
     if (!x.uname_r.empty()) hs[x.name]["uname_r"] = x.uname_r;
   }
   j["hosts"] = hs;
+  if (!device.empty()) {
+    j["device"] = device;
+    j["device_from"] = device_from;
+  }
   oj rs = oj::array();
   for (const auto& r : runs) {
     oj lines = oj::object(), iv = oj::array();

@@ -46,7 +46,13 @@ struct Observations {
   std::vector<ObsHost> hosts;
   std::vector<ObsRun> runs;
   ObsFitSettings fit;
-  std::vector<std::string> files;  ///< the log files read (paths as opened), for output checks
+  std::vector<std::string> files;  ///< the log and dump files read (paths as opened), for output checks
+  /// The controllers[0] keys that machine.show_regs, id_ctrl and lspci fix exactly, as scenario
+  /// values: "cap" ("0x..." CAP), "vs" ("1.4.0"), "crto" ("0x..."), "pci_id" ("1d0f:8061"),
+  /// "identify": {"model", "rtd3e" ("Nus")}. Empty without dumps.
+  nlohmann::ordered_json device = nlohmann::ordered_json::object();
+  /// Per key of `device` ("cap", "identify.model", ...), where it was read: "show-regs FILE line N".
+  nlohmann::ordered_json device_from = nlohmann::ordered_json::object();
   /// The I/O queue count of the runs of host h (their queues lines' D; all must agree).
   int io_queues(size_t h) const;
   /// The file as read: hosts, and per run its lines (kind, time, line number) and intervals.

@@ -11,6 +11,7 @@
 #include "core/terminal_text.hpp"
 #include "core/tool.hpp"
 #include "host/linux/kernel_profile.hpp"
+#include "scenario/scenario.hpp"
 
 namespace nvmesim {
 
@@ -199,7 +200,19 @@ PosteriorModel parse_posterior(const oj& doc, const std::string& source) {
   PosteriorModel p;
   p.source = source;
   const JsonNode obs = need(root, "observations");
-  obs.require_object({"name", "link", "hosts", "runs"});
+  obs.require_object({"name", "link", "hosts", "runs", "device", "device_from"});
+  if (obs.has("device")) {
+    // The controller keys the machine's dumps fixed: checked here by the scenario loader itself
+    // (a hand edit to a value the simulator refuses is exit 2 at this file, not at a chunk).
+    const JsonNode dev = obs.at("device");
+    dev.require_object({"cap", "vs", "crto", "pci_id", "identify"});
+    try {
+      (void)load_scenario_document(oj{{"schema", "nvmesim.scenario/1"}, {"controllers", oj::array({dev.json()})}}, "device");
+    } catch (const InputError& e) {
+      dev.fail(std::string("is not a device the simulator takes: ") + e.what());
+    }
+    p.device = dev.json();
+  }
   p.link = need(obs, "link").choice(std::vector<std::pair<std::string, std::string>>{{"bare-metal", "bare-metal"}, {"vm-emulated", "vm-emulated"}});
   const JsonNode hosts = need(obs, "hosts");
   if (!hosts.json().is_object() || hosts.json().empty()) hosts.fail("must be a non-empty object of the observed hosts");
@@ -336,6 +349,7 @@ std::vector<double> paired(const std::vector<double>& a, const std::vector<doubl
 
 oj run_predict(const PosteriorModel& p, const std::vector<WhatIf>& whatifs, const PredictOptions& o, std::string& table) {
   ForwardModel fm(o.exe, o.jobs, p.link, "predict");
+  fm.set_device(p.device);
   const auto draws = draw_posterior(p, o.draws, o.seed);
   std::vector<SimHost> hosts;
   for (const auto& w : whatifs) hosts.push_back(w.host);

@@ -21,6 +21,8 @@ struct PosteriorModel {
   std::vector<Population> pops;
   std::vector<SimHost> hosts;       ///< the observed hosts
   std::string link = "bare-metal";
+  /// The controller keys the machine's dumps fixed (Observations::device), as fit wrote them.
+  nlohmann::ordered_json device = nlohmann::ordered_json::object();
   std::string source;
 };
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/distribution.hpp"
+#include "core/errors.hpp"
 #include "core/rng.hpp"
 #include "core/signals.hpp"
 
@@ -215,7 +216,12 @@ Population run_smc(const BlockSpec& block, const Evaluate& evaluate, const SmcSe
       for (size_t i = 0; i < n; ++i) logw[i] = (logw[i] == -kInf || a[i] == -kInf) ? -kInf : logw[i] + a[i] - b[i];
     }
     s = s_new;
-    if (ess(logw) == 0) throw std::runtime_error("fit: block " + block.name + ": no particle can reproduce the logs");
+    // No parameter set in the prior explains the logs: a problem of the input (the hosts' facts,
+    // the device keys a dump fixed, a log of another machine), not of the program: exit 2.
+    if (ess(logw) == 0)
+      throw InputError("fit: block " + block.name + ": no particle can reproduce the logs: every simulated run failed "
+                       "or ended far from the observed lines. Check the hosts' kernel, hz and tick, and the device keys "
+                       "the machine's dumps fix (a CAP without the NVM command set fails every probe); docs/fit.md");
     std::vector<double> w = normalise(logw);
     if (ess(logw) < static_cast<double>(n) / 2) {
       const auto idx = systematic(w, key_uniform(fit_key(seed, {2, g}), 0));

@@ -86,6 +86,28 @@ TEST_CASE("fit on the AWS 5.6 boot alone, predict 5.7: the 90% interval of the m
   CHECK(dev.variants.size() == 1);
 }
 
+TEST_CASE("fit: the keys the machine's dumps fix go into every run, the posterior and DEVICE.json with their source",
+          "[fit][slow]") {
+  Observations o = load_observations(kDir + "aws-c5.12xlarge-5.6.json");
+  // As read from show-regs (CAP 0x2028033fff: TO = bits 31:24 = 0x28, 20 s; CSS bit 37, the NVM command set: a CAP without it fails every probe), id-ctrl and lspci.
+  o.device = {{"cap", "0x2028033fff"}, {"pci_id", "1d0f:8061"}, {"identify", {{"model", "Amazon Elastic Block Store"}}}};
+  o.device_from = {{"cap", "show-regs regs.txt line 1"}, {"pci_id", "lspci lspci.txt line 2"},
+                   {"identify.model", "id-ctrl id.txt line 5"}};
+  std::ostringstream log;
+  const FitResult r = run_fit(o, small_fit(40, 8, 2), log);
+  CHECK(r.posterior["observations"]["device"] == o.device);
+  CHECK(parse_posterior(r.posterior, "post").device == o.device);
+  const std::string text = device_scenario_text(r);
+  CHECK_THAT(text, Catch::Contains("\"cap\": \"0x2028033fff\",  // cap fixed by show-regs regs.txt line 1"));
+  CHECK_THAT(text, Catch::Contains("\"pci_id\": \"1d0f:8061\",  // pci_id fixed by lspci lspci.txt line 2"));
+  const Scenario dev = load_scenario_text(text, "dev.json");
+  REQUIRE(dev.variants.size() == 1);
+  const auto& c = dev.variants[0].controllers.at(0);
+  CHECK(c.cap.to == 0x28);
+  CHECK(c.cap.mqes == 0x3fff);
+  CHECK(c.model == "Amazon Elastic Block Store");
+}
+
 TEST_CASE("fit: the same seed gives a byte-identical posterior, whatever --jobs", "[fit][slow]") {
   const Observations o = load_observations(kDir + "aws-c5.12xlarge-5.6.json");
   std::ostringstream log;

@@ -307,3 +307,19 @@ TEST_CASE("fit --print-observations checks the log as fit does; options of the o
   CHECK_THAT(read_text_file(d + "/help.txt"), Catch::Contains("--log: boot or module_reload (reset, `nvme reset`, is a kind"));
   fs::remove_all(d);
 }
+
+TEST_CASE("fit: a dumped CAP that makes every probe fail is exit 2 saying what to check, nothing written",
+          "[fit][obs][inputs]") {
+  // CAP 0x4028033fff has CSS bit 38 set and bit 37 (the NVM command set) clear: Linux refuses the
+  // controller, so no parameter set in the prior gives the log's queues line. It was exit 4,
+  // "internal error", for a problem of the input.
+  const std::string d = fresh_dir("fit-dump-css");
+  test::spit(d + "/regs.txt", "cap     : 4028033fff\nversion : 10400\n");
+  test::spit(d + "/obs.json", std::string(R"({"schema": "nvmesim.observations/1", "machine": {"show_regs": {"path": "regs.txt"}}, )") +
+                                  kHost + R"(, "logs": [{"host": "h", "text": ["[    0.546936] )" + kInit +
+                                  R"(", "[    0.764178] )" + kQueues + R"("]}]})");
+  const auto r = test::run_capture("fit " + d + "/obs.json --out " + d + "/p.json");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("no particle can reproduce the logs") && Catch::Contains("a CAP without the NVM command set"));
+  CHECK_FALSE(fs::exists(d + "/p.json"));
+}

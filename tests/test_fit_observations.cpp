@@ -131,3 +131,88 @@ TEST_CASE("nvmesim fit: bad observations exit 2 and an unreadable log exits 3, n
   CHECK(test::slurp(out).empty());
   std::remove(bad.c_str());
 }
+
+namespace {
+
+// An observation file with the machine's dumps inline (each a JSON array of its lines).
+std::string obs_with_machine(const std::string& machine) {
+  return std::string(R"({"schema": "nvmesim.observations/1", "machine": )") + machine + ", " + kHost +
+         ", \"logs\": [{\"host\": \"h\", \"text\": " + kLog + "}]}";
+}
+
+std::string machine_error(const std::string& machine) {
+  try {
+    parse_observations(obs_with_machine(machine), "obs.json", "");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("observations: nvme show-regs, id-ctrl and lspci fix CAP, VS, CRTO, MN, RTD3E and the PCI id", "[fit][obs]") {
+  // nvme-cli's normal show-regs output prints each register in hex without 0x; -H adds indented
+  // detail lines, which are skipped. CAP 0x2028033fff: TO = bits 31:24 = 0x28 (20 s); MQES = 0x3fff; CSS bit 37 (NVM).
+  // VS 0x10400 = 1.4.0 (MJR 31:16 = 1, MNR 15:8 = 4, TER 7:0 = 0).
+  const std::string regs = R"({"text": ["cap     : 2028033fff", "\tMaximum Queue Entries Supported (MQES): 16384",
+                                         "version : 10400", "\tNVMe specification 1.4", "cc      : 460001",
+                                         "csts    : 1", "crto    : 280014"]})";
+  // id-ctrl: a header, MN padded to 40 characters with spaces, RTD3E in us (decimal), a power state.
+  const std::string id = R"({"text": ["NVME Identify Controller:", "vid       : 0x1d0f", "ssvid     : 0x1d0f",
+                                       "mn        : Amazon Elastic Block Store              ", "rtd3e     : 1000000",
+                                       "ps    0 : mp:0.01W operational enlat:1000000 exlat:1000000"]})";
+  const std::string pci = R"({"text": ["00:00.0 0600: 8086:1237", "00:04.0 0108: 1d0f:8061", "00:05.0 0200: 1d0f:ec20"]})";
+  const Observations o = parse_observations(
+      obs_with_machine(R"({"show_regs": )" + regs + R"(, "id_ctrl": )" + id + R"(, "lspci": )" + pci + "}"), "obs.json", "");
+  CHECK(o.device["cap"] == "0x2028033fff");
+  CHECK(o.device["vs"] == "1.4.0");
+  CHECK(o.device["crto"] == "0x00280014");
+  CHECK(o.device["identify"]["model"] == "Amazon Elastic Block Store");
+  CHECK(o.device["identify"]["rtd3e"] == "1000000us");
+  CHECK(o.device["pci_id"] == "1d0f:8061");
+  // Where each came from: the inline text's line numbers (cap is line 1, version 3, crto 7).
+  CHECK(o.device_from["cap"] == "show-regs obs.json: /machine/show_regs/text line 1");
+  CHECK(o.device_from["vs"] == "show-regs obs.json: /machine/show_regs/text line 3");
+  CHECK(o.device_from["crto"] == "show-regs obs.json: /machine/show_regs/text line 7");
+  CHECK(o.device_from["identify.rtd3e"] == "id-ctrl obs.json: /machine/id_ctrl/text line 5");
+  CHECK(o.device_from["pci_id"] == "lspci obs.json: /machine/lspci/text line 2");
+  // The posterior keeps them (predict simulates the same device).
+  CHECK(o.resolved()["device"] == o.device);
+  // lspci -nn's form: the id in the last brackets of the class [0108] line.
+  const Observations nn = parse_observations(
+      obs_with_machine(R"({"lspci": {"text": ["00:04.0 Non-Volatile memory controller [0108]: Amazon.com, Inc. NVMe EBS Controller [1D0F:8061]"]}})"),
+      "obs.json", "");
+  CHECK(nn.device["pci_id"] == "1d0f:8061");
+  // Without dumps nothing is fixed, and the posterior has no device key.
+  const Observations none = parse_observations(obs_with_machine(R"({"link": "bare-metal"})"), "obs.json", "");
+  CHECK(none.device.empty());
+  CHECK(!none.resolved().contains("device"));
+}
+
+TEST_CASE("observations: a dump that is not one, or of another device, is exit 2 at its line", "[fit][obs]") {
+  using Catch::Contains;
+  CHECK_THAT(machine_error(R"({"show_regs": {"text": ["version : 10400"]}})"),
+             Contains("obs.json: /machine/show_regs/text: has no \"cap     : ...\" line"));
+  CHECK_THAT(machine_error(R"({"show_regs": {"text": ["cap     : ffffffffffffffff"]}})"),
+             Contains("obs.json: /machine/show_regs/text:1:1: cap is all ones"));
+  CHECK_THAT(machine_error(R"({"show_regs": {"text": ["cap     : 40g8"]}})"),
+             Contains("obs.json: /machine/show_regs/text:1:1: cap \"40g8\" is not a 64-bit register in hex"));
+  CHECK_THAT(machine_error(R"({"show_regs": {"text": ["cap     : 2028033fff", "cap     : 2028033fff"]}})"),
+             Contains("obs.json: /machine/show_regs/text:2:1: \"cap\" is given twice (also line 1)"));
+  CHECK_THAT(machine_error(R"({"id_ctrl": {"text": ["mn        : x", "rtd3e     : 1e6"]}})"),
+             Contains("obs.json: /machine/id_ctrl/text:2:1: rtd3e \"1e6\" is not a 32-bit count of microseconds"));
+  CHECK_THAT(machine_error(R"({"id_ctrl": {"text": ["mn        : x", "rtd3e     : 4294967296"]}})"),
+             Contains("rtd3e \"4294967296\" is not a 32-bit count"));
+  CHECK_THAT(machine_error(R"({"lspci": {"text": ["00:04.0 0108: 1d0f:8061", "00:1f.0 0108: 144d:a808"]}})"),
+             Contains("obs.json: /machine/lspci/text:2:1: a second NVMe function, 144d:a808, beside 1d0f:8061 (line 1)"));
+  CHECK_THAT(machine_error(R"({"lspci": {"text": ["00:00.0 0600: 8086:1237"]}})"),
+             Contains("has no NVMe function (class 0108) line"));
+  CHECK_THAT(machine_error(R"({"id_ctrl": {"text": ["vid       : 0x144d", "mn        : x"]}, "lspci": {"text": ["00:04.0 0108: 1d0f:8061"]}})"),
+             Contains("vendor 1d0f differs from id-ctrl's vid 0x144d"));
+  CHECK_THAT(machine_error(R"({"show_regs": {"text": ["cap : 1"], "path": "x"}})"),
+             Contains("needs exactly one of \"path\""));
+  CHECK_THAT(machine_error(R"({"show_regs": {"txt": []}})"), Contains("unknown key \"txt\""));
+  // Eight identical EBS volumes are one device model: the same id on several lines is fine.
+  CHECK(machine_error(R"({"lspci": {"text": ["00:04.0 0108: 1d0f:8061", "00:05.0 0108: 1d0f:8061"]}})") == "no error");
+}

@@ -204,3 +204,38 @@ TEST_CASE("predict: a posterior key fit does not write, or an edited prior, is e
   // The untouched file reads (the check is on the edit, not on every posterior).
   CHECK_NOTHROW(parse_posterior(posterior(), "post.json"));
 }
+
+TEST_CASE("predict: the device keys the machine's dumps fixed reach every simulated run, and are checked",
+          "[fit][predict][inputs]") {
+  // lspci says 1bb1:0100, an id of Linux's delay-before-check-ready quirk from 4.19
+  // (host/linux/kernel_profile.cpp): 5.7 then sleeps 2300 ms before its RDY wait on the disable,
+  // so the predicted 5.7 probe is over 2300 ms; the same posterior without it predicts ~6.4 ms
+  // (the seed case). A fixed key that never reached the simulator would leave it at ~6.4 ms.
+  const std::string path = tmp("post-device"), out = tmp("pred-device");
+  oj doc = posterior();
+  doc["observations"]["device"] = {{"pci_id", "1bb1:0100"}};
+  doc["observations"]["device_from"] = {{"pci_id", "lspci lspci.txt line 3"}};
+  test::spit(path, doc.dump());
+  auto r = test::run_capture("predict " + path + " --kernel 5.7 --draws 10 --trials 2 --out " + out);
+  REQUIRE(r.status == 0);
+  const oj pred = parse_json_text(read_text_file(out), out);
+  CHECK(pred["whatifs"][1]["name"] == "5.7");
+  CHECK(pred["whatifs"][1]["probe_ms"]["p50"].get<double>() > 2300.0);
+  r = test::run_capture("predict " + kPosterior + " --kernel 5.7 --draws 10 --trials 2 --out " + out);
+  REQUIRE(r.status == 0);
+  CHECK(parse_json_text(read_text_file(out), out)["whatifs"][1]["probe_ms"]["p50"].get<double>() < 100.0);
+  // A hand edit the simulator would refuse is exit 2 at the posterior, not at a chunk file.
+  doc["observations"]["device"] = {{"pci_id", "zz"}};
+  test::spit(path, doc.dump());
+  r = test::run_capture("predict " + path + " --kernel 5.7 --draws 10 --trials 2");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(path + ": /observations/device: is not a device the simulator takes: device: "
+                                           "/controllers/0/pci_id: must be \"vendor:device\" in hex"));
+  doc["observations"]["device"] = {{"enable_latency", "1ms"}};
+  test::spit(path, doc.dump());
+  r = test::run_capture("predict " + path + " --kernel 5.7 --draws 10 --trials 2");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(path + ": /observations/device/enable_latency: unknown key \"enable_latency\""));
+  std::remove(path.c_str());
+  std::remove(out.c_str());
+}
