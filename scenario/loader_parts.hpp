@@ -44,6 +44,26 @@ std::string read_pci_id(const JsonNode& n);
 /// (scenario/distributions.cpp).
 Distribution read_distribution(const JsonNode& n);
 
+/// At most this many table entries (empirical samples, quantile points, mixture components) are
+/// read in one load of a scenario, over its document and every variant (each variant reads its own
+/// copy of the tables it inherits): 2^22, above the ~2.8 M samples the 16 MiB file limit lets one
+/// document hold, so only the copies across variants can reach it (issue 16 item 8: 1000 variants
+/// over a 68 KB file took 17.4 GB). Past it: InputError at the table being read.
+inline constexpr uint64_t kMaxTableEntries = uint64_t{1} << 22;
+
+/// Counts the table entries read while it lives (one per load: load_unattributed). Nested scopes
+/// (a sweep point validated inside a load) count apart; the outer count resumes after.
+class TableEntryScope {
+ public:
+  TableEntryScope();
+  ~TableEntryScope();
+  TableEntryScope(const TableEntryScope&) = delete;
+  TableEntryScope& operator=(const TableEntryScope&) = delete;
+
+ private:
+  uint64_t saved_;
+};
+
 /// The distributions' table for docs/scenario.md: one Markdown row per kind (distributions.cpp).
 std::string distributions_markdown();
 

@@ -127,10 +127,20 @@ void warn_dropped_controller_keys(const Node& v, const ojson& base, const ojson&
   if (const std::optional<std::string> at = patch_location(patch, ptr))
     throw InputError(source, v.ptr() + "/patch" + *at,
                      *at == ptr ? e.message() : "at " + ptr + " of the patched scenario: " + e.message());
-  // The location is the base's: the error is the base's value meeting this variant's patch.
-  throw InputError(source, v.ptr() + "/patch",
-                   "the patched scenario is invalid at " + pointer_text(e.pointer()) +
-                       (ptr.empty() ? "" : " (the base's value; this patch does not set it)") + ": " + e.message());
+  // The location is the base's: the error is the base's value meeting this variant's patch, or
+  // its "set" when it has no patch (issue 16: a set-only variant was sent to a /patch it lacks);
+  // a single set entry is named.
+  std::string at = v.ptr();
+  const char* why = " (the base's value; this variant does not set it)";
+  if (v.has("patch")) at += "/patch", why = " (the base's value; this patch does not set it)";
+  else if (v.has("set") && v.at("set").json().is_object()) {
+    const ojson& set = v.at("set").json();
+    at += "/set" + (set.size() == 1 ? "/" + escape_token(set.begin().key()) : std::string());
+    why = " (the base's value; this variant's \"set\" does not write it)";
+  }
+  throw InputError(source, at,
+                   "the patched scenario is invalid at " + pointer_text(e.pointer()) + (ptr.empty() ? "" : why) + ": " +
+                       e.message());
 }
 
 // Variant `v` of the file: its patch merged over `base`, then its "set" applied, read by the

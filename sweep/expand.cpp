@@ -59,6 +59,7 @@ const std::vector<std::string> kSweepKeys = {"schema", "name", "description", "b
 struct BaseOrigin {
   std::string source;  // the base file (empty for an inline base)
   bool inline_base = false;
+  std::vector<std::string> set_ptrs;  // the sweep's "set" entries, applied over the base
 };
 
 // The schema, name and description.
@@ -204,7 +205,8 @@ void check_axes_outside_variants(const SNode& root, const Sweep& sw) {
 }
 
 // An error at `ptr` in point p's scenario, reported at the axis value that caused it.
-InputError point_error(const Sweep& sw, const SweepPoint& p, const std::string& ptr, const std::string& msg) {
+InputError point_error(const Sweep& sw, const BaseOrigin& origin, const SweepPoint& p, const std::string& ptr,
+                       const std::string& msg) {
   const std::string where = " (point " + std::to_string(p.index) + ", " + p.parameters.dump() + ")";
   for (const auto& a : sw.axes) {
     if (!under(ptr, a.pointer)) continue;
@@ -215,8 +217,15 @@ InputError point_error(const Sweep& sw, const SweepPoint& p, const std::string& 
     }
     return InputError(sw.source, a.file_pointer, "the value " + v.dump() + " at " + pointer_text(ptr) + ": " + msg + where);
   }
-  return InputError::in_source(sw.source, "the scenario of point " + std::to_string(p.index) + " " +
-                                              p.parameters.dump() + " is invalid at " + pointer_text(ptr) + ": " + msg);
+  // No axis value holds the place: the base's value there meets the point's values. Named where
+  // the base's errors are (validate_base): a "set" entry, the inline scenario or the base file, at
+  // the pointer (issue 16: this named only the sweep file).
+  const std::string what = "the scenario of point " + std::to_string(p.index) + " " + p.parameters.dump() +
+                           " is invalid here (a value of the base the axes do not set): " + msg;
+  for (const auto& s : origin.set_ptrs)
+    if (under(ptr, s)) return InputError(sw.source, "/set/" + escape_token(s) + ptr.substr(s.size()), what);
+  if (origin.inline_base) return InputError(sw.source, "/scenario" + ptr, what);
+  return InputError(origin.source, ptr, what);
 }
 
 // Replaces, in `node` at pointer `ptr`, the "samples" of each empirical distribution that no axis
@@ -267,7 +276,7 @@ ojson validation_base(const Sweep& sw) {
 }
 
 // Every point, in index order, each with its id and its validated scenario.
-void expand_points(const SNode& root, const SweepAxis* zip_first, size_t max_points, Sweep& sw) {
+void expand_points(const SNode& root, const SweepAxis* zip_first, size_t max_points, const BaseOrigin& origin, Sweep& sw) {
   size_t total = 1;
   for (const auto& a : sw.axes) {
     if (a.zip && &a != zip_first) continue;
@@ -286,7 +295,7 @@ void expand_points(const SNode& root, const SweepAxis* zip_first, size_t max_poi
     if (!ids.insert(p.id).second) root.fail("two points share the id " + p.id + " (a hash collision); change a value");
     ojson doc = vbase;
     for (const auto& [ptr, value] : p.parameters.items()) doc[ojson::json_pointer(ptr)] = value;
-    validate_scenario(doc, [&](const std::string& ptr, const std::string& msg) { return point_error(sw, p, ptr, msg); });
+    validate_scenario(doc, [&](const std::string& ptr, const std::string& msg) { return point_error(sw, origin, p, ptr, msg); });
     sw.points.push_back(std::move(p));
   }
 }
@@ -322,14 +331,15 @@ Sweep load_sweep_document(const ojson& doc, const std::string& source, const std
   const SNode root(doc, source, "");
   Sweep sw;
   read_header(root, sw);
-  const BaseOrigin origin = read_base(root, base_dir, sw);
+  BaseOrigin origin = read_base(root, base_dir, sw);
   const std::vector<std::string> set_ptrs = apply_set(root, sw);
+  origin.set_ptrs = set_ptrs;
   validate_base(sw, origin, set_ptrs);
   if (sw.base.contains("trials")) sw.trials = sw.base["trials"].get<uint64_t>();
   read_axes(root, set_ptrs, sw);
   const SweepAxis* zip_first = check_zip(root, sw);
   check_axes_outside_variants(root, sw);
-  expand_points(root, zip_first, max_points, sw);
+  expand_points(root, zip_first, max_points, origin, sw);
   sw.id = definition_id(sw);
   return sw;
 }

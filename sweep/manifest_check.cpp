@@ -155,6 +155,26 @@ void check_manifest(const ojson& m, const std::string& path) {
     const int64_t count = s.has("count") ? s.at("count").integer_in(1, 1'000'000) : 1;
     if (s.has("index")) (void)s.at("index").integer_in(0, count - 1);
   }
+  // The point outputs the sweep selected (SweepOutputs::to_json): merge checks each done point's
+  // files against them, so the selection is read like the rest (issue 16: it was not checked).
+  if (root.has("outputs")) {
+    const JsonNode outs = root.at("outputs");
+    require_type(outs, "object");
+    outs.require_object({"trace", "vcd", "dmesg"});
+    if (outs.json().empty()) outs.fail("selects no output (a sweep without --trace, --vcd or --dmesg writes no \"outputs\")");
+    for (const char* key : {"trace", "vcd", "dmesg"}) {
+      if (!outs.has(key)) continue;
+      const JsonNode o = outs.at(key);
+      require_type(o, "object");
+      if (std::string(key) == "vcd") {
+        o.require_object({});
+        continue;
+      }
+      o.require_object({"trials"});
+      if (!o.has("trials")) o.fail("needs \"trials\" (the trial selection, e.g. \"all\")");
+      (void)o.at("trials").str();
+    }
+  }
   const JsonNode pts = root.at("points");
   require_type(pts, "array");
   if (pts.json().size() > points)

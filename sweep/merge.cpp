@@ -93,6 +93,62 @@ void check_point_against_file(const ojson& p, size_t k, const std::string& path,
 
 std::vector<SweepAxis> manifest_axes(const ojson& sweep);
 
+// The point outputs a manifest selects (its "outputs", already checked by check_manifest).
+SweepOutputs manifest_outputs(const ojson& m) {
+  SweepOutputs o;
+  const ojson& outs = member(m, "outputs");
+  o.trace = outs.is_object() && outs.contains("trace");
+  o.vcd = outs.is_object() && outs.contains("vcd");
+  o.dmesg = outs.is_object() && outs.contains("dmesg");
+  return o;
+}
+
+// A done point's outputs besides its .jsonl (entry `k` of the manifest at `path` in folder
+// `dir`), as --resume checks them (sweep/manifest.cpp shard_states): each output the manifest
+// selects is recorded for the point, exists in DIR/points and has the recorded size and FNV-1a
+// hash; the point records no other (issue 16: merge took a done point whose .dmesg was missing
+// or replaced). InputError at the point, naming it and the file.
+void check_point_outputs(const ojson& p, size_t k, const std::string& path, const std::string& dir,
+                         const SweepOutputs& selected) {
+  const std::string where = "/points/" + std::to_string(k);
+  const std::string id = p.value("id", "");
+  const std::string point = "point " + std::to_string(p["index"].get<size_t>());
+  const ojson& recorded = member(p, "outputs");
+  const std::vector<std::string> names = extra_output_names(selected, id);
+  for (const auto& [name, rec] : items_of(p, "outputs").items()) {
+    (void)rec;
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw InputError(path, where + "/outputs", point + " records the output " + name + ", which the manifest's " +
+                                                     "\"outputs\" does not select (the manifest was changed after the sweep)");
+  }
+  for (const auto& name : names) {
+    const std::string file = dir + "/points/" + name;
+    if (!recorded.is_object() || !recorded.contains(name))
+      throw InputError(path, where, point + " is done, but the manifest records no size and hash of its output " + file +
+                                        " (the manifest was changed after the sweep); run the point again with "
+                                        "'nvmesim sweep ... --resume'");
+    require_file_if_present(file, "an output of " + point);
+    if (!file_exists(file))
+      throw InputError(path, where, point + " is done, but its output " + file +
+                                        " is missing; copy the sweep folder whole, or run the point again with "
+                                        "'nvmesim sweep ... --resume'");
+  }
+  const ojson now = output_records(selected, dir + "/points", id);
+  for (const auto& name : names) {
+    const ojson& want = recorded[name];
+    const ojson& got = member(now, name);
+    if (got != want)
+      throw InputError(path, where, point + "'s output " + dir + "/points/" + name + " has " +
+                                        (got.is_null() ? std::string("no readable content") :
+                                                         std::to_string(got.value("bytes", uint64_t{0})) + " bytes (FNV-1a " +
+                                                             got.value("fnv1a64", "") + ")") +
+                                        ", the manifest records " + std::to_string(want.value("bytes", uint64_t{0})) +
+                                        " bytes (FNV-1a " + want.value("fnv1a64", "") +
+                                        "): it was changed after the sweep; restore it, or run the point again with "
+                                        "'nvmesim sweep ... --resume'");
+  }
+}
+
 // A point's recorded parameters (entry `k` of the manifest at `path`) must be those the sweep's
 // axes give its index (a done point's id is checked against its point file): a hand edit that moved a result to other parameters was merged as
 // theirs (the attack of stop 21). InputError at the field otherwise.
@@ -113,13 +169,17 @@ void check_point_identity(const ojson& p, size_t k, const std::string& path, con
 void add_points(const ojson& m, const std::string& path, const std::string& dir, long folder, Manifests& ms) {
   size_t k = 0;
   const std::vector<SweepAxis> axes = manifest_axes(m["sweep"]);
+  const SweepOutputs selected = manifest_outputs(m);
   for (const auto& p : m["points"]) {
     if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned())
       throw InputError::in_source(path, "a point without an index");
     const size_t idx = p["index"].get<size_t>();
     const std::string status = p.value("status", "");
     check_point_identity(p, k, path, axes);
-    if (status == "done") check_point_against_file(p, k, path, dir);
+    if (status == "done") {
+      check_point_against_file(p, k, path, dir);
+      check_point_outputs(p, k, path, dir, selected);
+    }
     ++k;
     if (status == "pending") {
       if (!ms.points.count(idx)) ms.origin.emplace(idx, folder);
@@ -310,15 +370,19 @@ bool path_under(const std::filesystem::path& inner, const std::filesystem::path&
 /// Refuses an output that is an input of the merge (issue 16 item 14: `--out SW/manifest.json`
 /// replaced the manifest): a folder's manifest, or anything in its points/ or .work/ (or the
 /// folder itself). InputError naming the output and the input.
-void check_outputs_not_inputs(const std::vector<std::string>& dirs, const std::string& out_json,
-                              const std::string& out_csv) {
-  for (const std::string* out : {&out_json, &out_csv}) {
+/// `given` is --out as written; `out_json` and `out_csv` the pair it names (both `given` before
+/// output_paths). The message names the file of the pair that collides when it is not `given`
+/// (issue 16: it said "its CSV" when the JSON collided).
+void check_outputs_not_inputs(const std::vector<std::string>& dirs, const std::string& given,
+                              const std::string& out_json, const std::string& out_csv) {
+  const std::pair<const std::string*, const char*> pair[] = {{&out_json, "its summary JSON "}, {&out_csv, "its CSV "}};
+  for (const auto& [out, label] : pair) {
     const auto o = path_key(*out);
     for (const auto& d : dirs) {
       const auto dk = path_key(d);
       const bool hit = o == dk / "manifest.json" || o == dk || path_under(o, dk / "points") || path_under(o, dk / ".work");
       if (hit)
-        throw InputError("--out " + out_json + ": " + (out == &out_csv ? "its CSV " + out_csv + " " : std::string()) +
+        throw InputError("--out " + given + ": " + (*out == given ? std::string() : label + *out + " ") +
                          "would be written over an input of this merge (" + d +
                          "/manifest.json or its points/); give the summary a path outside them, e.g. " + d + "/summary.json");
     }
@@ -354,11 +418,11 @@ void check_distinct_folders(const std::vector<std::string>& dirs) {
 
 int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, std::ostream& err) {
   if (dirs.empty()) throw InputError("merge needs at least one sweep folder");
-  check_outputs_not_inputs(dirs, out, out);  // first: an input given as --out is named as such
+  check_outputs_not_inputs(dirs, out, out, out);  // first: an input given as --out is named as such
   std::string out_json, out_csv;
   output_paths(out, out_json, out_csv);
   check_distinct_folders(dirs);
-  check_outputs_not_inputs(dirs, out_json, out_csv);
+  check_outputs_not_inputs(dirs, out, out_json, out_csv);
   const Manifests ms = read_manifests(dirs);
   const std::vector<SweepAxis> axes = manifest_axes(ms.sweep);
   size_t n_failed = 0, n_missing = 0;

@@ -193,11 +193,16 @@ TEST_CASE("A variant error is reported where the value is: in the patch when the
         "variants": [{"name": "a"}, {"name": "b", "patch": {"host": {"release": "older"}}}]})") ==
         "v.json: /variants/1/patch: the patched scenario is invalid at /host/sleep_lateness (the base's value; this patch "
         "does not set it): " + refused);
-  // The same through "set".
+  // The same through "set": at the set entry, not at a /patch the variant does not have (issue 16's
+  // last attack); with two entries, at the variant's "set".
   CHECK(error_of(kFreebsd + R"({"driver": "freebsd", "release": "13.1+", "sleep_lateness": "none"},
         "variants": [{"name": "a"}, {"name": "b", "set": {"/host/release": "older"}}]})") ==
-        "v.json: /variants/1/patch: the patched scenario is invalid at /host/sleep_lateness (the base's value; this patch "
-        "does not set it): " + refused);
+        "v.json: /variants/1/set/~1host~1release: the patched scenario is invalid at /host/sleep_lateness (the base's "
+        "value; this variant's \"set\" does not write it): " + refused);
+  CHECK(error_of(kFreebsd + R"({"driver": "freebsd", "release": "13.1+", "sleep_lateness": "none"},
+        "variants": [{"name": "a"}, {"name": "b", "set": {"/host/release": "older", "/controllers/0/count": 1}}]})") ==
+        "v.json: /variants/1/set: the patched scenario is invalid at /host/sleep_lateness (the base's "
+        "value; this variant's \"set\" does not write it): " + refused);
   // The patch gives sleep_lateness over an "older" base: the patch's own key.
   CHECK(error_of(kFreebsd + R"({"driver": "freebsd", "release": "older"},
         "variants": [{"name": "a"}, {"name": "b", "patch": {"host": {"sleep_lateness": "max"}}}]})") ==
