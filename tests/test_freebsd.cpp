@@ -238,7 +238,7 @@ size_t admin_cmds(const test::BenchTrial& t, const std::string& name) {
 }
 }  // namespace
 
-TEST_CASE("freebsd: host.hz is kern.hz, 1000 unless 100; host.nvme_2x_reset is 13.1+'s", "[freebsd][scenario]") {
+TEST_CASE("freebsd: host.hz is kern.hz, 1000 unless 100, and host.nvme_2x_reset is 13.1+'s", "[freebsd][scenario]") {
   CHECK(load_scenario_text(test::bench_scenario("freebsd", "{}"), "s").variants[0].host.timers.hz == 1000);
   CHECK(load_scenario_text(test::bench_scenario("freebsd", "{}", 1, R"("hz": 100)"), "s").variants[0].host.timers.hz ==
         100);
