@@ -21,14 +21,20 @@ int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostr
       "goes backwards are skipped with a warning. A log in which no interval is found is an error.\n"
       "Logs are read line by line: any size. Accepted line formats: dmesg ([  0.543457] ...),\n"
       "dmesg -r, /dev/kmsg, kern.log/syslog, journalctl -k -o short-monotonic or short-iso-precise,\n"
-      "dmesg --time-format=iso; lines without a time are skipped.\n\nOptions");
+      "dmesg --time-format=iso; FreeBSD's with kern.msgbuf_show_timestamp 1 or 2 ([2.543457] ...);\n"
+      "SPDK's log ([2023-04-17 19:10:08.630485] ...); lines without a time are skipped.\n"
+      "Hosts read by the default --from/--to: Linux (pci function / driver init to the queues line),\n"
+      "FreeBSD (nvme0: <...> ... on pci0 to nvd0: <...> NVMe namespace, or nda0 at nvme0),\n"
+      "SPDK (a debug build's `setting state to delay init` to `setting state to ready`, controllers\n"
+      "by PCI address); other lines are ignored.\n\nOptions");
   opts.add_options()
       ("help,h", "this help")
       ("from", po::value<std::string>()->default_value(kDmesgDefaultFrom),
        "start of an interval: regular expression (RE2 syntax, linear time) searched in the message "
-       "(default: driver init, or the probe's pci function line)")
+       "(default: Linux's driver init or the probe's pci function line, FreeBSD's attach line, SPDK's "
+       "delay init state)")
       ("to", po::value<std::string>()->default_value(kDmesgDefaultTo),
-       "end of an interval (default: the probe's queues line)")
+       "end of an interval (default: Linux's queues line, FreeBSD's nvd or nda line, SPDK's ready state)")
       ("variant", po::value<std::string>()->value_name("NAME"),
        "only the boots of this variant (logs written by nvmesim run --dmesg)")
       ("pool", "also summarise all logs together (\"pooled\", per variant)")

@@ -15,6 +15,9 @@ struct HostParams {
   /// host.release: the driver's release where it has a choice of them (FreeBSD: "13.1+" or
   /// "older"); empty for a driver without (Linux's is host.kernel).
   std::string driver_release;
+  /// host.nvme_2x_reset: FreeBSD 13.1+ built with `options NVME_2X_RESET` resets the controller
+  /// twice at attach, as releases before 13.1 always did (other-hosts.md, FreeBSD nvme(4)).
+  bool nvme_2x_reset = false;
   /// host.sleep_lateness: where FreeBSD 13.1+'s pause_sbt callouts fire in [d, 1.5 d].
   SleepPolicy::Lateness sleep_lateness = SleepPolicy::Lateness::uniform;
   /// host.poll_interval (SPDK): the application's time between two polls of a controller's init

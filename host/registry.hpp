@@ -18,7 +18,9 @@ class nvme_host;
 /// How a driver's messages reach the log (`--dmesg`, the timeline's "dmesg").
 enum class LogFormat : uint8_t {
   printk,   ///< Linux's printk: every line after a "[%5lu.%06lu] " time, the boot's initcall line first
-  console,  ///< the host's console as it prints: the driver's lines alone, no times (FreeBSD, U-Boot, EDK2, SPDK, OpenBSD, ...)
+  console,  ///< the host's console as it prints: the driver's lines alone, no times (U-Boot, EDK2, OpenBSD, ...)
+  msgbuf,   ///< FreeBSD's message buffer with kern.msgbuf_show_timestamp=2: "[%jd.%06ld] " uptime before each line
+  spdk_log, ///< SPDK's log: "[%Y-%m-%d %H:%M:%S.%06d] " before each line (the model's clock from the epoch)
 };
 
 /// What the loader and the outputs know of a driver without making one (pure C++): its
@@ -44,9 +46,9 @@ struct DriverTraits {
 #define NVMESIM_HOST_DRIVERS(X)                                                         \
   X("linux", linux_driver, "probe shutdown reset reboot", LogFormat::printk, "")        \
   X("uboot", uboot_driver, "probe", LogFormat::console, "")                             \
-  X("freebsd", freebsd_driver, "probe", LogFormat::console, "13.1+ older")              \
+  X("freebsd", freebsd_driver, "probe", LogFormat::msgbuf, "13.1+ older")               \
   X("edk2", edk2_driver, "probe", LogFormat::console, "")                               \
-  X("spdk", spdk_driver, "probe shutdown reboot", LogFormat::console, "18.01+ 17.x")    \
+  X("spdk", spdk_driver, "probe shutdown reboot", LogFormat::spdk_log, "18.01+ 17.x")   \
   X("openbsd", openbsd_driver, "probe shutdown reboot", LogFormat::console, "")        \
   X("seabios", seabios_driver, "probe", LogFormat::console, "")                         \
   X("qemu-userspace", qemu_userspace_driver, "probe", LogFormat::console, "")           \

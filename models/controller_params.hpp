@@ -79,6 +79,11 @@ struct ControllerParams {
   uint32_t io_queues = 2;                  ///< I/O queue pairs the device grants (Set Features)
   std::string model = "nvmesim controller";///< Identify Controller MN
   int64_t rtd3e_us = 0;                    ///< Identify Controller RTD3E, microseconds
+  /// Identify Controller NN (bytes 519:516 of the Identify Controller data structure, NVMe base
+  /// specification: the largest namespace ID the controller supports; nvme-registers.md has no row), 0..2^32-1. 0 (the default) keeps the model's earlier Identify data:
+  /// hosts that walk namespaces 1..NN (SeaBIOS, FreeBSD, U-Boot, EDK2, OpenBSD, SPDK) find none;
+  /// QEMU's emulated controller reports 1.
+  uint32_t nn = 0;
   ControllerFaults faults;
 };
 

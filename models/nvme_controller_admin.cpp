@@ -166,8 +166,9 @@ void nvme_controller::complete_command() {
     uint8_t* data = identify_buf_.data();
     std::fill_n(data, regs::identify::kRtd3eOffset + 4, uint8_t{0});
     data[regs::identify::kNstatOffset] = 0;
+    put_le32(data + regs::identify::kNnOffset, 0);
     if (cur_cns_ == regs::cns::kController) {
-      // Identify Controller: VID at bytes 1:0, MN at bytes 63:24, RTD3E at bytes 91:88.
+      // Identify Controller: VID at bytes 1:0, MN at bytes 63:24, RTD3E at bytes 91:88, NN at 519:516.
       const uint32_t vid = static_cast<uint32_t>(std::stoul(p_->pci_id.substr(0, 4), nullptr, 16));
       data[regs::identify::kVidOffset] = static_cast<uint8_t>(vid);
       data[regs::identify::kVidOffset + 1] = static_cast<uint8_t>(vid >> 8);
@@ -175,6 +176,7 @@ void nvme_controller::complete_command() {
       std::memcpy(data + regs::identify::kMnOffset, p_->model.data(),
                   std::min<size_t>(regs::identify::kMnBytes, p_->model.size()));
       put_le32(data + regs::identify::kRtd3eOffset, static_cast<uint32_t>(p_->rtd3e_us));
+      put_le32(data + regs::identify::kNnOffset, p_->nn);  // controllers[].identify.nn
     } else if (cur_cns_ == regs::cns::kNamespaceCsIndep) {
       // NSTAT.NRDY: the namespace is ready once the media is.
       if (now >= media_ready_ps_) data[regs::identify::kNstatOffset] = regs::identify::kNstatNrdy;

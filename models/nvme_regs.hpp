@@ -410,6 +410,7 @@ inline constexpr unsigned kMnOffset = 24;      ///< Identify Controller MN, 40 b
 inline constexpr unsigned kMnBytes = 40;
 inline constexpr unsigned kRtd3eOffset = 88;   ///< Identify Controller RTD3E, 32 bit, microseconds
 inline constexpr unsigned kVidOffset = 0;      ///< Identify Controller VID, 16 bit
+inline constexpr unsigned kNnOffset = 516;     ///< Identify Controller NN (bytes 519:516), 32 bit
 inline constexpr unsigned kNstatOffset = 14;   ///< CS-independent Identify Namespace NSTAT, 8 bit
 inline constexpr uint8_t kNstatNrdy = 0x01;    ///< NSTAT bit 0 NRDY: 1 = the namespace is ready
 }  // namespace identify

@@ -37,8 +37,43 @@ void append_dmesg_text(std::string& out, const std::string& text) {
   }
 }
 
+std::string msgbuf_prefix(double probe_start_s, int64_t t_ps) {
+  const int64_t ns = std::llround(probe_start_s * 1e9) + t_ps / 1000;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "[%lld.%06lld] ", static_cast<long long>(ns / 1000000000),
+                static_cast<long long>((ns % 1000000000) / 1000));
+  return buf;
+}
+
+std::string spdk_log_prefix(double probe_start_s, int64_t t_ps) {
+  const int64_t ns = std::llround(probe_start_s * 1e9) + t_ps / 1000;
+  const int64_t s = ns / 1000000000;
+  // Civil date of day s / 86400 since 1970-01-01 (Howard Hinnant's civil_from_days).
+  const int64_t z = s / 86400 + 719468;
+  const int64_t era = z / 146097;
+  const int64_t doe = z - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  const int64_t d = doy - (153 * mp + 2) / 5 + 1;
+  const int64_t m = mp < 10 ? mp + 3 : mp - 9;
+  const int64_t y = yoe + era * 400 + (m <= 2);
+  const int64_t sod = s % 86400;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "[%04lld-%02lld-%02lld %02lld:%02lld:%02lld.%06lld] ", static_cast<long long>(y),
+                static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(sod / 3600),
+                static_cast<long long>(sod / 60 % 60), static_cast<long long>(sod % 60),
+                static_cast<long long>((ns % 1000000000) / 1000));
+  return buf;
+}
+
 std::string log_prefix(const Variant* v, double probe_start_s, int64_t t_ps) {
-  if (v && driver_traits(v->host.driver).log == LogFormat::console) return "";
+  switch (v ? driver_traits(v->host.driver).log : LogFormat::printk) {
+    case LogFormat::console: return "";
+    case LogFormat::msgbuf: return msgbuf_prefix(probe_start_s, t_ps);
+    case LogFormat::spdk_log: return spdk_log_prefix(probe_start_s, t_ps);
+    case LogFormat::printk: break;
+  }
   return dmesg_prefix(probe_start_s, t_ps);
 }
 
@@ -53,7 +88,7 @@ void append_dmesg_trial(std::string& out, const TrialRequest& req, const TrialRe
   }
   for (const Event& e : res.recorder->events()) {
     if (e.kind != EventKind::message) continue;
-    if (printk) out += dmesg_prefix(probe_start_s, e.t_ps);
+    out += log_prefix(req.variant, probe_start_s, e.t_ps);
     append_dmesg_text(out, e.detail);
     out += '\n';
   }

@@ -41,9 +41,19 @@ void append_dmesg_text(std::string& out, const std::string& text);
 /// `probe_start_s` seconds of the kernel's clock (boot.probe_start_s). printk's "[%5lu.%06lu] ".
 std::string dmesg_prefix(double probe_start_s, int64_t t_ps);
 
-/// What the host prints before a message `t_ps` after driver init: printk's time (dmesg_prefix)
-/// for a driver whose log is printk's, nothing for one that prints to its console as it is
-/// (DriverTraits::log: FreeBSD, U-Boot, EDK2). A null `v` is Linux's.
+/// "[2.000000] " (FreeBSD's message buffer with kern.msgbuf_show_timestamp=2: uptime seconds and
+/// microseconds, not padded) for a line `t_ps` after driver init at `probe_start_s`.
+std::string msgbuf_prefix(double probe_start_s, int64_t t_ps);
+
+/// "[1970-01-01 00:00:02.000000] " (SPDK's log time, "%Y-%m-%d %H:%M:%S" and microseconds) for a
+/// line `t_ps` after driver init at `probe_start_s`; the model has no wall clock, so its time
+/// is read from the epoch (only the intervals between lines mean anything).
+std::string spdk_log_prefix(double probe_start_s, int64_t t_ps);
+
+/// What the host prints before a message `t_ps` after driver init, by DriverTraits::log:
+/// printk's time (dmesg_prefix; a null `v` is Linux's), msgbuf_prefix (FreeBSD),
+/// spdk_log_prefix (SPDK), or nothing for a driver that prints to its console as it is (U-Boot,
+/// EDK2, OpenBSD, ...).
 std::string log_prefix(const Variant* v, double probe_start_s, int64_t t_ps);
 
 /// The dmesg file at `path` as a sink: the trials in `trials` of every variant, in run order, each

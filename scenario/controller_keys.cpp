@@ -143,7 +143,12 @@ const Section<ControllerParams>& identify_section() {
                 const int64_t ps = n.duration_ps();
                 if (ps / 1000000 > 0xFFFFFFFFll) n.fail("RTD3E is a 32-bit count of microseconds (at most 4294s)");
                 c.rtd3e_us = ps / 1000000;
-              })});
+              }),
+       K::integer("nn", 0, 0xFFFFFFFFll, dflt("0"), "namespaces",
+                  "NN, the number of namespaces (the largest namespace ID); 0 reports none, as earlier "
+                  "releases' model did; QEMU's emulated controller reports 1. Hosts that walk "
+                  "namespaces 1..NN (seabios, freebsd, uboot, edk2, openbsd, spdk) read it; linux does not",
+                  to(&ControllerParams::nn))});
   return s;
 }
 

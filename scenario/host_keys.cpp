@@ -58,13 +58,23 @@ constexpr EnumName<SleepPolicy::Lateness> kLatenessNames[] = {{SleepPolicy::Late
                                                               {SleepPolicy::Lateness::max, "max"}};
 
 // After the keys: host.release is one of the driver's releases (its first when not given); a
-// release without pause_sbt sleeps (FreeBSD "older") takes no host.sleep_lateness.
+// release without pause_sbt sleeps (FreeBSD "older") takes no host.sleep_lateness nor
+// host.nvme_2x_reset; FreeBSD's host.hz is 100 or 1000, 1000 when not given.
 void finish_release(const Node& n, HostParams& h) {
   const std::vector<std::string> releases = words(driver_traits(h.driver).releases);
   if (!n.has("release")) h.driver_release = releases.empty() ? "" : releases.front();
   if (n.has("sleep_lateness") && h.driver_release == "older")
     n.at("sleep_lateness").fail("FreeBSD \"older\" busy-waits (DELAY) and never calls pause_sbt; leave it out "
                                 "for this release");
+  if (n.has("nvme_2x_reset") && h.driver_release == "older")
+    n.at("nvme_2x_reset").fail("FreeBSD \"older\" always resets the controller twice at attach; NVME_2X_RESET is "
+                               "the 13.1+ option that restores it: leave it out for this release");
+  if (h.driver == "freebsd") {
+    // kern.hz: 1000 on bare metal, 100 in many VMs; CONFIG_HZ's 250 and 300 are Linux's.
+    if (!n.has("hz")) h.timers.hz = 1000;
+    else if (h.timers.hz != 100 && h.timers.hz != 1000)
+      n.at("hz").fail("FreeBSD's kern.hz must be 100 or 1000, not " + std::to_string(h.timers.hz));
+  }
   if (!n.has("release")) return;
   if (std::find(releases.begin(), releases.end(), h.driver_release) == releases.end()) {
     std::vector<std::pair<std::string, std::string>> choices;
@@ -215,7 +225,11 @@ const Section<HostParams>& host_section() {
                "Linux release; a **string** (6.10 as a JSON number would read 6.1). Selects a row of the kernel "
                "profile table (`nvmesim profiles`); releases 4.8 to 6.19",
                read_kernel), kLinux),
-       used_by(KH::row("hz", "100, 250, 300 or 1000", dflt("250"), "Hz", "CONFIG_HZ", read_hz), kLinux),
+       used_by(KH::row("hz", "100, 250, 300 or 1000 (freebsd: 100 or 1000)", computed("250 (freebsd: 1000)"), "Hz",
+                       "CONFIG_HZ; FreeBSD's kern.hz (1000 on bare metal, 100 in many VMs): its tick counter, "
+                       "pause() ticks and the 13.1+ ready timeout's tick deadline",
+                       read_hz),
+               {"linux", "freebsd"}),
        used_by(KH::boolean("highres", dflt("true"), "high-resolution timers; false: usleep_range wakes at the first tick at or "
                    "after min under `periodic`, at or after max under `auto` and `nohz_idle`",
                    to(&HostParams::timers, &TimerSettings::highres)), kLinux),
@@ -243,6 +257,11 @@ const Section<HostParams>& host_section() {
                           "where a pause_sbt callout fires in its window [d, 1.5 d] (FreeBSD 13.1+): `uniform` "
                           "(one draw per sleep), `none` (at d), `max` (at 1.5 d: an idle CPU's event timer)",
                           to(&HostParams::sleep_lateness)),
+               {"freebsd"}),
+       used_by(KH::boolean("nvme_2x_reset", dflt("false"),
+                           "FreeBSD 13.1+ built with `options NVME_2X_RESET`: two controller resets at attach, as "
+                           "before 13.1 (release \"older\" always resets twice: an error there)",
+                           to(&HostParams::nvme_2x_reset)),
                {"freebsd"}),
        used_by(KH::row("poll_interval", "duration or distribution", dflt("\"2us\""), "",
                        "the application's time between two polls of a controller's init state machine "
@@ -273,6 +292,12 @@ const Section<HostParams>& host_section() {
       [](const Node& n, HostParams& h) {
         check_used_by(n, host_section(), h.driver);
         finish_release(n, h);
+        // Without high-resolution timers usleep_range wakes at a tick (kernel_timers.hpp): another
+        // interrupt cannot end it early, so a rate would be ignored: refused instead.
+        if (!h.timers.highres && h.timers.background_irq_rate_hz > 0)
+          n.at(n.has("background_irq_rate_hz") ? "background_irq_rate_hz" : "highres")
+              .fail("background_irq_rate_hz has no effect with highres false (usleep_range then wakes at a "
+                    "tick, never at another interrupt): leave it out, set it to 0, or set highres true");
       });
   return s;
 }

@@ -13,6 +13,7 @@
 
 #include <string>
 
+#include "core/errors.hpp"
 #include "host_bench.hpp"
 #include "scenario/scenario.hpp"
 
@@ -200,7 +201,8 @@ TEST_CASE("freebsd older: an Identify with an error status fails the controller 
   // disk attaches; the Set Features before it succeeded, no queue is created.
   for (const auto& t : freebsd(R"({"faults": {"identify_status": 6}})", 1)) {
     CHECK(t.status == ProbeStatus::eio);
-    CHECK(t.lines == std::vector<std::string>{"nvme0: nvme_identify_controller failed!"});
+    CHECK(t.lines == std::vector<std::string>{"nvme0: <Generic NVMe Device> at device 0.0 on pci4",
+                                              "nvme0: nvme_identify_controller failed!"});
     size_t creates = 0;
     for (const Event& e : t.events)
       if (e.kind == EventKind::admin_cmd && e.reg && std::string(e.reg) == "create_io_cq") ++creates;
@@ -213,6 +215,116 @@ TEST_CASE("freebsd: only CRD, M or DNR set is no error (SC and SCT are 0)", "[fr
   // attach goes on (a driver testing all 15 bits would fail here).
   for (const auto& t : freebsd(R"({"faults": {"identify_status": 16384}})", 1, R"("release": "13.1+")")) {
     CHECK(t.status == ProbeStatus::ok);
-    CHECK(t.lines.empty());
+    // The bus's attach line only (the bench's function 0000:04:00.0: bus 4, device 0, function 0):
+    // no namespace (identify.nn 0), so no nvd line.
+    CHECK(t.lines == std::vector<std::string>{"nvme0: <Generic NVMe Device> at device 0.0 on pci4"});
+  }
+}
+
+namespace {
+std::string freebsd_load_error(const std::string& host_keys, const std::string& controller = "{}") {
+  try {
+    load_scenario_text(test::bench_scenario("freebsd", controller, 1, host_keys), "s.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+size_t admin_cmds(const test::BenchTrial& t, const std::string& name) {
+  size_t n = 0;
+  for (const Event& e : t.events)
+    if (e.kind == EventKind::admin_cmd && e.reg && name == e.reg) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("freebsd: host.hz is kern.hz, 1000 unless 100, and host.nvme_2x_reset is 13.1+'s", "[freebsd][scenario]") {
+  CHECK(load_scenario_text(test::bench_scenario("freebsd", "{}"), "s").variants[0].host.timers.hz == 1000);
+  CHECK(load_scenario_text(test::bench_scenario("freebsd", "{}", 1, R"("hz": 100)"), "s").variants[0].host.timers.hz ==
+        100);
+  CHECK(load_scenario_text(test::bench_scenario("linux", "{}"), "s").variants[0].host.timers.hz == 250);
+  CHECK(freebsd_load_error(R"("hz": 250)") == "s.json: /host/hz: FreeBSD's kern.hz must be 100 or 1000, not 250");
+  CHECK(freebsd_load_error(R"("hz": 1024)").rfind("s.json: /host/hz: must be one of 100, 250, 300, 1000", 0) == 0);
+  CHECK(!load_scenario_text(test::bench_scenario("freebsd", "{}"), "s").variants[0].host.nvme_2x_reset);
+  CHECK(load_scenario_text(test::bench_scenario("freebsd", "{}", 1, R"("nvme_2x_reset": true)"), "s")
+            .variants[0]
+            .host.nvme_2x_reset);
+  CHECK(freebsd_load_error(R"("release": "older", "nvme_2x_reset": true)")
+            .rfind("s.json: /host/nvme_2x_reset: FreeBSD \"older\" always resets the controller twice", 0) == 0);
+  CHECK(freebsd_load_error(R"("nvme_2x_reset": 1)").rfind("s.json: /host/nvme_2x_reset: ", 0) == 0);
+  CHECK(freebsd_load_error("", R"({"identify": {"nn": -1}})").rfind("s.json: /controllers/0/identify/nn: ", 0) == 0);
+  CHECK(freebsd_load_error("", R"({"identify": {"nn": 4294967296}})").rfind("s.json: /controllers/0/identify/nn: ", 0) ==
+        0);
+  CHECK(freebsd_load_error("", R"({"identify": {"nn": 4294967295}})").empty());
+}
+
+TEST_CASE("freebsd 13.1+ with NVME_2X_RESET: two resets, the first one phase, each wait S_14 + 15R",
+          "[freebsd][systemc]") {
+  // As "13.1+: one reset, pause_sbt backoff" above (handed over enabled, 500 us latencies,
+  // lateness none), but attach resets twice (other-hosts.md: "two before, and with the
+  // NVME_2X_RESET option"). The first reset ends with EN=1, RDY=1, so the second meets the same
+  // state: first_reset = disable (2R + w + S_14 + 15R) + admin queue (3R + 5w, the RDY=0 wait's
+  // one read) + enable (w + S_14 + 15R) = 2 S_14 + 35R + 7w; polls 15 + 1 + 15 = 31, sleeps 28.
+  // No reset_delay (13.1+ has no 100 ms DELAY).
+  constexpr double kS14 = 581'660.067;  // ns
+  const auto trials = freebsd(R"({"handoff": "enabled", "disable_latency": "500us", "enable_latency": "500us"})", 2,
+                              R"("release": "13.1+", "sleep_lateness": "none", "nvme_2x_reset": true)");
+  for (const auto& t : trials) {
+    CHECK(t.status == ProbeStatus::ok);
+    CHECK(!t.has_phase("reset_delay"));
+    const Phase& r1 = t.phase("first_reset");
+    CHECK(r1.polls == 31);
+    CHECK(r1.sleeps == 28);
+    CHECK(dur_ns(r1) >= 2 * kS14 + 35 * kRMin);
+    CHECK(dur_ns(r1) <= 2 * kS14 + 35 * kRMax + 7 * kWMax);
+    const Phase& dis = t.phase("disable");
+    CHECK(dis.start_ps >= r1.end_ps);
+    CHECK(dis.polls == 15);
+    CHECK(t.phase("enable").polls == 15);
+  }
+}
+
+TEST_CASE("freebsd 13.1+ at hz 100: the ready deadline is 50 ticks of 10 ms", "[freebsd][systemc]") {
+  // (TO + 1) x 500 ms = 500 ms at CAP.TO 0: MSEC_2_TICKS = 500 x 100 / 1000 = 50 ticks. The wait
+  // fails at the first read whose check sees ticks > ticks0 + 50: 500-510 ms after the CC write
+  // (the phase of the 100 Hz counter), plus at most one 1 ms sleep and a read (< 1.01 ms); at hz
+  // 1000 it would be 500-501 ms. Message: 50 ticks x 1000 / 100 = "500 ms".
+  const auto trials = freebsd(R"({"handoff": "disabled", "cap": {"to": 0}, "enable_latency": "10s"})", 2,
+                              R"("release": "13.1+", "sleep_lateness": "none", "hz": 100)");
+  for (const auto& t : trials) {
+    CHECK(t.status == ProbeStatus::enodev);
+    const Phase& en = t.phase("enable");
+    CHECK(dur_ns(en) >= 500e6);
+    CHECK(dur_ns(en) <= 511.01e6);
+    CHECK(t.has_line("nvme0: controller ready did not become 1 within 500 ms"));
+  }
+}
+
+TEST_CASE("freebsd older at hz 100: each admin command waits for the next 10 ms tick", "[freebsd][systemc]") {
+  // nvme_completion_poll: check, pause(1) (until the tick counter advances), check ... The
+  // device completes each command within a few microseconds (latencies 0), so the first check
+  // fails and each command ends at the first tick after its submission: Set Features, Identify,
+  // Create I/O CQ and SQ for each of the 2 granted queues = 6 commands. The first starts phi into
+  // a tick (phi in (0, 10 ms)); each later one a few microseconds after a tick: admin = (10 ms -
+  // phi) + 5 x 10 ms + the last check, in (50, 60] ms (+ a few us); at hz 1000: (5, 6] ms.
+  for (const auto& t : freebsd(R"({"handoff": "disabled"})", 2, R"("release": "older", "hz": 100)")) {
+    CHECK(t.status == ProbeStatus::ok);
+    CHECK(admin_cmds(t, "create_io_cq") == 2);
+    const Phase& a = t.phase("admin");
+    CHECK(dur_ns(a) > 50e6);
+    CHECK(dur_ns(a) <= 60.02e6);
+  }
+}
+
+TEST_CASE("freebsd: identify.nn namespaces are identified, each an nvd line", "[freebsd][systemc]") {
+  // NN = 2 in Identify Controller (bytes 519:516): Identify Namespace 1 and 2, then one
+  // `nvd<N>: <MN> NVMe namespace` per namespace (units from the controller's index 0), after
+  // the bus's attach line.
+  for (const auto& t : freebsd(R"({"handoff": "disabled", "identify": {"nn": 2, "model": "EBS"}})", 1,
+                               R"("release": "13.1+")")) {
+    CHECK(t.status == ProbeStatus::ok);
+    CHECK(admin_cmds(t, "identify") == 1 + 2);
+    CHECK(t.lines == std::vector<std::string>{"nvme0: <Generic NVMe Device> at device 0.0 on pci4",
+                                              "nvd0: <EBS> NVMe namespace", "nvd1: <EBS> NVMe namespace"});
   }
 }

@@ -64,6 +64,20 @@ TEST_CASE("hosts: a Linux key under another driver is exit 2 at its pointer, nam
   CHECK(load_error(with_host(R"({"driver": "uboot", "max_polls_per_wait": 5, "max_events_per_trial": 9})")).empty());
 }
 
+TEST_CASE("hosts: background_irq_rate_hz with highres false would be ignored: refused", "[hosts][scenario]") {
+  // Without high-resolution timers usleep_range wakes at a tick (kernel_timers.cpp returns
+  // before the interrupt draw), so a rate there changes nothing: exit 2 at its pointer.
+  CHECK(load_error(with_host(R"({"highres": false, "background_irq_rate_hz": 100})")) ==
+        "s.json: /host/background_irq_rate_hz: background_irq_rate_hz has no effect with highres false (usleep_range "
+        "then wakes at a tick, never at another interrupt): leave it out, set it to 0, or set highres true");
+  CHECK(load_error(with_host(R"({"highres": false, "background_irq_rate_hz": 0})")).empty());
+  CHECK(load_error(with_host(R"({"highres": true, "background_irq_rate_hz": 100})")).empty());
+  // A --set turning highres off under a rate the file gives: reported at the key that is there.
+  CHECK(load_error(with_host(R"({"background_irq_rate_hz": 100})"), {"/host/highres=false"})
+            .find("/host/background_irq_rate_hz: background_irq_rate_hz has no effect with highres false") !=
+        std::string::npos);
+}
+
 TEST_CASE("hosts: a variant or --set that switches the driver meets the base's Linux keys", "[hosts][scenario]") {
   const std::string text = R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.6"}, "controllers": [{}],
     "variants": [{"name": "a"}, {"name": "b", "patch": {"host": {"driver": "edk2"}}}]})";
@@ -158,11 +172,13 @@ TEST_CASE("hosts: the table and the summary show only the columns the variant's 
   CHECK(summary_json(fbsd)["ran"].dump() == R"({"driver":"freebsd","release":"older"})");
 }
 
-TEST_CASE("hosts: --dmesg prints a console driver's lines as it prints them", "[hosts][outputs]") {
-  // Linux: printk times and the initcall line; FreeBSD (a console driver): its lines alone.
+TEST_CASE("hosts: --dmesg prints each driver's lines with its log's times", "[hosts][outputs]") {
+  // Linux: printk times and the initcall line; FreeBSD: its message buffer's times
+  // (kern.msgbuf_show_timestamp=2), no initcall line; U-Boot (a console driver): its lines alone.
   const Scenario sc = load_scenario_text(
       R"({"schema": "nvmesim.scenario/1", "controllers": [{}],
-          "variants": [{"name": "lin"}, {"name": "fbsd", "patch": {"host": {"driver": "freebsd"}}}]})",
+          "variants": [{"name": "lin"}, {"name": "fbsd", "patch": {"host": {"driver": "freebsd"}}},
+                       {"name": "ub", "patch": {"host": {"driver": "uboot"}}}]})",
       "s.json");
   Recorder rec;
   rec.begin_trial(true);
@@ -181,7 +197,21 @@ TEST_CASE("hosts: --dmesg prints a console driver's lines as it prints them", "[
   append_dmesg_trial(fbsd, req, res, 0.0);
   CHECK(lin == "# nvmesim boot {\"variant\":\"lin\",\"trial\":0}\n[    0.000000] " + std::string(kDmesgInitLine) +
                    "\n[    0.001500] nvme0: controller ready did not become 1 within 500 ms\n");
-  CHECK(fbsd == "# nvmesim boot {\"variant\":\"fbsd\",\"trial\":0}\nnvme0: controller ready did not become 1 within 500 ms\n");
-  CHECK(log_prefix(&sc.variants[1], 0.0, 1) == "");
+  std::string ub;
+  req.variant = &sc.variants[2];
+  append_dmesg_trial(ub, req, res, 0.0);
+  // 1.5 ms = 1500000000 ps: "[0.001500] " (not padded, as FreeBSD prints it).
+  CHECK(fbsd ==
+        "# nvmesim boot {\"variant\":\"fbsd\",\"trial\":0}\n[0.001500] nvme0: controller ready did not become 1 within 500 ms\n");
+  CHECK(ub == "# nvmesim boot {\"variant\":\"ub\",\"trial\":0}\nnvme0: controller ready did not become 1 within 500 ms\n");
+  CHECK(log_prefix(&sc.variants[2], 0.0, 1) == "");
+  CHECK(log_prefix(&sc.variants[1], 0.0, 1) == "[0.000000] ");
   CHECK(log_prefix(&sc.variants[0], 0.0, 1'500'000'000) == "[    0.001500] ");
+  // msgbuf: 0.5 s + 2 s (2e12 ps) = "[2.500000] ".
+  CHECK(msgbuf_prefix(0.5, 2'000'000'000'000) == "[2.500000] ");
+  // SPDK's date and time from the epoch: 1.5 ms; 1700000000 s = 19675 days (2023-11-14) + 80000 s
+  // (22:13:20); 951782400 s = 11016 days = 10957 (2000-01-01) + 31 + 28: the leap day 2000-02-29.
+  CHECK(spdk_log_prefix(0.0, 1'500'000'000) == "[1970-01-01 00:00:00.001500] ");
+  CHECK(spdk_log_prefix(1700000000.0, 0) == "[2023-11-14 22:13:20.000000] ");
+  CHECK(spdk_log_prefix(951782400.0, 0) == "[2000-02-29 00:00:00.000000] ");
 }

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "host_bench.hpp"
+#include "support.hpp"
 
 using namespace nvmesim;
 
@@ -132,4 +133,32 @@ TEST_CASE("openbsd: shutdown polls SHST 4000 times every 1 ms, then disables", "
   CHECK(s1.start_ps >= s0.end_ps);
   CHECK(s1.polls == 6);
   CHECK(t.lines == std::vector<std::string>{"nvme0: unable to shutdown, disabling"});
+}
+
+// A reboot (workload "reboot": probe, shutdown, platform reset, probe): the second boot's attach
+// is recorded as reboot_disable, reboot_enable and reboot_admin, so the summary keeps the two
+// boots apart. The first boot meets the controller enabled (handoff enabled, RDY follows EN at
+// once): nvme_disable's RDY=1 wait ends at its first read and the RDY=0 wait after CC.EN=0 at
+// its first read: 2 polls, 0 delays. Folded with the second boot's disable (at least one more
+// read) "disable" would count 3 or more polls.
+TEST_CASE("openbsd: a reboot's second boot is recorded in reboot_* phases, apart in the summary",
+          "[openbsd][systemc]") {
+  const nlohmann::json j = test::run_to_json(
+      R"({"schema": "nvmesim.scenario/1", "trials": 2, "workload": "reboot", "host": {"driver": "openbsd"},
+          "controllers": [{"handoff": "enabled"}]})",
+      "openbsd_reboot.json");
+  const auto& v = j["variants"][0];
+  for (const auto& t : v["trials"]) {
+    CHECK(t["status"] == "ok");
+    std::vector<std::string> names;
+    for (const auto& p : t["phases"]) names.push_back(p["name"].get<std::string>());
+    CHECK(names == std::vector<std::string>{"disable", "enable", "admin", "shutdown", "reboot_disable",
+                                            "reboot_enable", "reboot_admin"});
+    CHECK(t["phases"][4]["start_ns"].get<int64_t>() >= t["phases"][3]["end_ns"].get<int64_t>());
+  }
+  const auto& ph = v["summary"]["phases"];
+  for (const char* name : {"disable", "enable", "admin", "shutdown", "reboot_disable", "reboot_enable", "reboot_admin"})
+    CHECK(ph.contains(name));
+  CHECK(ph["disable"]["polls"]["max"].get<double>() == 2);
+  CHECK(ph["disable"]["sleeps"]["max"].get<double>() == 0);
 }

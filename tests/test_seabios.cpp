@@ -39,7 +39,7 @@ std::vector<test::BenchTrial> seabios(const std::string& controllers) {
 }
 }  // namespace
 
-TEST_CASE("seabios: ready at the first read of each wait: no yield; NN = 0 drops the controller after Identify",
+TEST_CASE("seabios: ready at the first read of each wait: no yield, and NN = 0 drops the controller after Identify",
           "[seabios][systemc]") {
   // The model's Identify Controller reports NN = 0: SeaBIOS gives up on a controller without
   // namespaces (silently, then the setup's failure line), status enodev, no I/O queue created.
@@ -132,7 +132,7 @@ TEST_CASE("seabios: all ones has RDY and CFS set: the disable wait fails at its 
   CHECK(!t.has_phase("enable"));
 }
 
-TEST_CASE("seabios: a yield between reads; the controllers' threads run side by side", "[seabios][systemc]") {
+TEST_CASE("seabios: a yield between reads, the controllers' threads run side by side", "[seabios][systemc]") {
   // nvme0: enable latency 10 us: RDY=1 at F + 10 us = 18082000 (an edge). Read k of the enable
   // wait is sampled at 9974000 + k x 1946000: the first >= 18082000 is k = 5 (8108000 / 1946000
   // = 4.17), sampled 19704000, back 20192094: 6 reads, 5 yields. nvme1 (instant) is set up by its

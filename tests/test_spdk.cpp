@@ -75,7 +75,9 @@ TEST_CASE("spdk: ready at the first read: 2 s reset wait, one poll per state, 10
   CHECK(en.end_ps == 2 * kS + 111718094);
   CHECK(en.end_ps - en.start_ps == 100'000'000 + kPoll + 6 * kW + kPoll + 945340);
   CHECK(en.polls == 1);
-  CHECK(t.lines.empty());
+  // The first and the last state's debug lines (what `nvmesim dmesg` reads back).
+  CHECK(t.lines == std::vector<std::string>{"nvme_ctrlr.c:1462:_nvme_ctrlr_set_state: *DEBUG*: [0000:04:00.0] setting state to delay init (no timeout)",
+                                            "nvme_ctrlr.c:1462:_nvme_ctrlr_set_state: *DEBUG*: [0000:04:00.0] setting state to ready (no timeout)"});
 }
 
 // The same with host.poll_interval 5 us (5000000 ps, 0 mod 2000: the same alignments):
@@ -108,6 +110,7 @@ TEST_CASE("spdk: never ready with CAP.TO=1 fails state 4 at 2500109784094 ps, no
   CHECK(en.sleeps == 169721);
   CHECK(!t.has_phase("admin"));
   CHECK(t.lines == std::vector<std::string>{
+                       "nvme_ctrlr.c:1462:_nvme_ctrlr_set_state: *DEBUG*: [0000:04:00.0] setting state to delay init (no timeout)",
                        "nvme_ctrlr.c:1467:nvme_ctrlr_process_init: *ERROR*: Initialization timed out in state 4",
                        "nvme.c: 439:nvme_init_controllers: *ERROR*: Failed to initialize SSD: 0000:04:00.0"});
 }
@@ -183,6 +186,7 @@ TEST_CASE("spdk: all ones in state 0 fails at once: Failed to read CC and CSTS i
   CHECK(t.reads_of("CSTS") == 1);
   CHECK(!t.has_phase("enable"));
   CHECK(t.lines == std::vector<std::string>{
+                       "nvme_ctrlr.c:1462:_nvme_ctrlr_set_state: *DEBUG*: [0000:04:00.0] setting state to delay init (no timeout)",
                        "nvme_ctrlr.c:1294:nvme_ctrlr_process_init: *ERROR*: Failed to read CC and CSTS in state 0",
                        "nvme.c: 439:nvme_init_controllers: *ERROR*: Failed to initialize SSD: 0000:04:00.0"});
 }
@@ -321,4 +325,36 @@ TEST_CASE("scenario spdk-shutdown-16: 72 s at 4.5 s each, 160 s at the 10 s limi
     CHECK(t["workload_ns"].get<double>() < 80.08e9);
     CHECK(lines_with(t, "did not shutdown within 5 seconds") == 16);
   }
+}
+
+// A reboot (workload "reboot": probe, shutdown, platform reset, probe): the second boot's init
+// is recorded as reboot_reset_wait, reboot_disable, reboot_enable and reboot_admin, so the
+// summary keeps the two boots apart. Each boot's post-reset wait is exactly 2 s ("18.01+"):
+// 2000000000 ns in reset_wait and again in reboot_reset_wait (folded, one phase name would
+// hold 4 s). The second boot starts where the shutdown (serial, one controller) ends.
+TEST_CASE("spdk: a reboot's second boot is recorded in reboot_* phases, apart in the summary", "[spdk][systemc]") {
+  const nlohmann::json j = test::run_to_json(
+      R"({"schema": "nvmesim.scenario/1", "trials": 2, "workload": "reboot", "host": {"driver": "spdk"},
+          "controllers": [{"handoff": "disabled"}]})",
+      "spdk_reboot.json");
+  const auto& v = j["variants"][0];
+  for (const auto& t : v["trials"]) {
+    CHECK(t["status"] == "ok");
+    std::vector<std::string> names;
+    for (const auto& p : t["phases"]) names.push_back(p["name"].get<std::string>());
+    REQUIRE(names == std::vector<std::string>{"reset_wait", "disable", "enable", "admin", "shutdown",
+                                              "reboot_reset_wait", "reboot_disable", "reboot_enable",
+                                              "reboot_admin"});
+    const auto& p = t["phases"];
+    CHECK(p[0]["end_ns"].get<int64_t>() - p[0]["start_ns"].get<int64_t>() == 2'000'000'000);
+    CHECK(p[5]["end_ns"].get<int64_t>() - p[5]["start_ns"].get<int64_t>() == 2'000'000'000);
+    CHECK(p[5]["start_ns"].get<int64_t>() >= p[4]["end_ns"].get<int64_t>());
+  }
+  const auto& ph = v["summary"]["phases"];
+  for (const char* name : {"reset_wait", "disable", "enable", "admin", "shutdown", "reboot_reset_wait",
+                           "reboot_disable", "reboot_enable", "reboot_admin"})
+    CHECK(ph.contains(name));
+  // The first boot's disable alone: state 0 reads EN=0, state 2's one poll sees RDY=0 (the first
+  // test above): 1 poll.
+  CHECK(ph["disable"]["polls"]["max"].get<double>() == 1);
 }

@@ -59,9 +59,10 @@ int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
-// "2020-03-03T10:00:00,123456+00:00" (or '.', 'Z', "+0000", no zone) at the start of s.
-std::optional<int64_t> parse_iso(const std::string& s, size_t& i) {
-  static const char* shape = "dddd-dd-ddTdd:dd:dd";
+// "2020-03-03T10:00:00,123456+00:00" (or '.', 'Z', "+0000", no zone) at the start of s; with
+// `space`, "2020-03-03 10:00:00.123456" (SPDK's log time) instead.
+std::optional<int64_t> parse_iso(const std::string& s, size_t& i, bool space = false) {
+  const char* shape = space ? "dddd-dd-dd dd:dd:dd" : "dddd-dd-ddTdd:dd:dd";
   size_t n = 0;
   for (; shape[n]; ++n) {
     if (n >= s.size()) return std::nullopt;
@@ -105,6 +106,21 @@ std::optional<int64_t> parse_iso(const std::string& s, size_t& i) {
   }
   if (j < s.size() && s[j] == ' ') ++j;
   i = j;
+  return ns;
+}
+
+// SPDK's log: "[2023-04-17 19:10:08.630485] msg" (local time, microseconds) at the start of raw:
+// returns ns since the epoch (as if UTC) and moves i past "] ".
+std::optional<int64_t> parse_spdk_time(const std::string& raw, size_t& i) {
+  if (raw.size() < 2 || raw[0] != '[') return std::nullopt;
+  const size_t close = raw.find(']');
+  if (close == std::string::npos) return std::nullopt;
+  const std::string inner = raw.substr(1, close - 1);
+  size_t j = 0;
+  const auto ns = parse_iso(inner, j, true);
+  if (!ns || j != inner.size()) return std::nullopt;
+  i = close + 1;
+  if (i < raw.size() && raw[i] == ' ') ++i;
   return ns;
 }
 
@@ -156,6 +172,12 @@ DmesgLine split_dmesg_line(const std::string& raw) {
     l.msg = raw.substr(i);
     return l;
   }
+  if (auto ns = parse_spdk_time(raw, i)) {
+    l.timed = true;
+    l.ns = *ns;
+    l.msg = raw.substr(i);
+    return l;
+  }
   if (auto ns = parse_iso(raw, i)) {
     l.timed = true;
     l.ns = *ns;
@@ -185,6 +207,22 @@ DmesgLine split_dmesg_line(const std::string& raw) {
   return l;
 }
 
+namespace {
+
+bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// True when msg[p..] starts with a PCI address "dddd:bb:dd.f" (hex digits).
+bool pci_address_at(const std::string& msg, size_t p) {
+  static const char* shape = "hhhh:hh:hh.h";
+  for (size_t k = 0; shape[k]; ++k) {
+    if (p + k >= msg.size()) return false;
+    if (shape[k] == 'h' ? !is_hex(msg[p + k]) : msg[p + k] != shape[k]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string controller_of(const std::string& msg) {
   for (size_t p = msg.find("nvme"); p != std::string::npos; p = msg.find("nvme", p + 1)) {
     if (p > 0) {
@@ -195,6 +233,15 @@ std::string controller_of(const std::string& msg) {
     while (e < msg.size() && is_digit(msg[e])) ++e;
     if (e > p + 4 && e - p <= 14) return msg.substr(p, e - p);
   }
+  // SPDK names a PCIe controller by its address: "*DEBUG*: [0000:04:00.0] setting state to ..."
+  // (NVME_CTRLR_*LOG), "Failed to initialize SSD: 0000:04:00.0".
+  for (size_t p = msg.find("*: "); p != std::string::npos; p = msg.find("*: ", p + 1)) {
+    if (p + 3 < msg.size() && msg[p + 3] == '[' && pci_address_at(msg, p + 4) && p + 16 < msg.size() &&
+        msg[p + 16] == ']')
+      return msg.substr(p + 4, 12);
+  }
+  const size_t ssd = msg.find("SSD: ");
+  if (ssd != std::string::npos && pci_address_at(msg, ssd + 5)) return msg.substr(ssd + 5, 12);
   return "";
 }
 

@@ -15,11 +15,21 @@
 namespace nvmesim {
 
 /// Default --from: driver init (`initcall nvme_init ...` with initcall_debug, or a debug print
-/// naming nvme_init) or, when a log has no such line, the probe's `pci function` line.
-inline constexpr const char* kDmesgDefaultFrom = R"(nvme_init|nvme nvme[0-9]+: pci function)";
+/// naming nvme_init) or, when a log has no such line, the probe's `pci function` line (Linux);
+/// FreeBSD's bus attach line (`nvme0: <Generic NVMe Device> mem ... on pci0`); SPDK's first
+/// controller state (`nvme_ctrlr.c:...: *DEBUG*: [0000:04:00.0] setting state to delay init ...`,
+/// a debug build run with `-L nvme`).
+inline constexpr const char* kDmesgDefaultFrom =
+    R"(nvme_init\b|nvme nvme[0-9]+: pci function|^nvme[0-9]+: <[^>]*>.* on pci[0-9]+|)"
+    R"(_nvme_ctrlr_set_state: \*DEBUG\*: \[[^\]]+\] setting state to delay init)";
 /// Default --to: an nvme controller's queues line (Linux 5.0+: "nvme nvmeN: %d/%d/%d default/read/poll
-/// queues"); virtio_blk prints the same words, and its line must not end an nvme interval.
-inline constexpr const char* kDmesgDefaultTo = R"(nvme nvme[0-9]+: [0-9]+/[0-9]+/[0-9]+ default/read/poll queues)";
+/// queues"; virtio_blk prints the same words, and its line must not end an nvme interval);
+/// FreeBSD's first disk on a controller (`nvd0: <MODEL> NVMe namespace`, no controller named:
+/// it ends every open interval; or nda(4)'s `nda0 at nvme0 bus 0 ...`); SPDK's `setting state to
+/// ready`.
+inline constexpr const char* kDmesgDefaultTo =
+    R"(nvme nvme[0-9]+: [0-9]+/[0-9]+/[0-9]+ default/read/poll queues|^nvd[0-9]+: <[^>]*> NVMe namespace|)"
+    R"(^nda[0-9]+ at nvme[0-9]+ bus|_nvme_ctrlr_set_state: \*DEBUG\*: \[[^\]]+\] setting state to ready)";
 /// Lines longer than printk's record limit (1024 bytes) are cut there before matching.
 inline constexpr size_t kDmesgMaxLineBytes = 1024;
 /// The boot marker that `nvmesim run --dmesg` writes before each simulated boot:
@@ -87,7 +97,8 @@ struct DmesgCounts {
 /// Reads one kernel log line by line and reports each interval from a line matching --from to
 /// the next line matching --to, per controller.
 ///
-/// Lines: `[  714.456099] msg` (dmesg), `<6>[...] msg` (dmesg -r), syslog/kern.log lines with the
+/// Lines: `[  714.456099] msg` (dmesg; FreeBSD's with kern.msgbuf_show_timestamp 1 or 2: `[714] msg`,
+/// `[714.456099] msg`), `[2023-04-17 19:10:08.630485] msg` (SPDK's log, a local time read as UTC), `<6>[...] msg` (dmesg -r), syslog/kern.log lines with the
 /// bracketed time after "kernel: ", journalctl -o short-monotonic (`[ 714.456099] host kernel: msg`),
 /// ISO-8601 times (dmesg --time-format=iso, journalctl -o short-iso-precise), /dev/kmsg records,
 /// and nvmesim's boot markers. Lines without a timestamp (dmesg -t) cannot be timed and are
@@ -95,7 +106,8 @@ struct DmesgCounts {
 /// accepted.
 ///
 /// Controllers are told apart by the first `nvmeN` in the message (`nvme nvme1: ...`,
-/// `nvme1n1: p1`). A matching line without one (`initcall nvme_init ...`) is driver-level: as a
+/// `nvme1n1: p1`, FreeBSD's `nvme1: ...`) or, in a message without one, SPDK's PCI address
+/// (`*DEBUG*: [0000:04:00.0] ...`, `Failed to initialize SSD: 0000:04:00.0`). A matching line without one (`initcall nvme_init ...`) is driver-level: as a
 /// --from line it opens an interval for every controller (a new driver instance: a module reload
 /// or a boot); a controller's own --from line opens (or restarts) that controller's interval
 /// unless a driver-level line already opened it. A --to line closes its controller's interval;

@@ -1,6 +1,7 @@
 #include "host/freebsd/freebsd_driver.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -16,30 +17,42 @@ namespace {
 // (disable; the admin-queue registers; enable), then the admin commands.
 constexpr PhaseId kFirstReset{0, "first_reset"}, kResetDelay{1, "reset_delay"}, kDisable{2, "disable"},
     kAdminQueue{3, "admin_queue"}, kEnable{4, "enable"}, kAdmin{5, "admin"};
-constexpr int kHz = 1000;                          // kern.hz on bare metal
 constexpr uint32_t kResetDelayUs = 100'000;        // DELAY(100*1000) at the start of hw_reset
 constexpr uint32_t kRegisterDelayUs = 5'000;       // DELAY(5000) after ASQ, ACQ and AQA
 constexpr uint32_t kWaitDelayUs = 1'000;           // DELAY(1000) between two CSTS reads
 constexpr uint32_t kIoEntries = 256;               // hw.nvme.io_entries default
 constexpr unsigned kIdentifyNnOffset = 516;        // Identify Controller NN, bytes 519:516
 constexpr uint64_t kIoCq = 0x100000, kIoSq = 0x200000;  // bus addresses of I/O queue 1 (never DMA'd)
-// QUIRK_DELAY_B4_CHK_RDY (nvme_pci.c's table).
+// QUIRK_DELAY_B4_CHK_RDY (nvme_pci.c's table: HGST SN100, WDC SN200, Memblaze Pblaze4, Samsung
+// PM1725 and PM1725a; checked: it has no 1bb1:0100, which Linux's list has from 4.19).
 constexpr const char* kDelayQuirkIds[] = {"1c58:0003", "1c58:0023", "1c5f:0540", "144d:a821", "144d:a822"};
-constexpr uint64_t kQuirkTicks = 2300;             // MSEC_2_TICKS(2300) at hz 1000
+constexpr uint64_t kQuirkMs = 2300;                // the quirk's pause: MSEC_2_TICKS(2300) ticks
 constexpr uint16_t kStatusScSct = 0x7FF;           // Status Field bits 10:0: SC and SCT
 constexpr int64_t kAdminPanic131Ps = 10'000'000'000'000;  // 13.1+: the polled command panics after 10 s
+
+// The bus's attach line, "nvme0: <Generic NVMe Device> mem ... irq ... at device 4.0 on pci0",
+// without the resources (not modelled); every controller is described as nvme_pci.c describes a
+// device missing from its table. "0000:00:04.0" -> "at device 4.0 on pci0" (the bus number as the
+// pci unit: one unit per bus in a flat topology).
+std::string attach_text(const std::string& address) {
+  unsigned domain = 0, bus = 0, slot = 0, func = 0;
+  if (std::sscanf(address.c_str(), "%x:%x:%x.%x", &domain, &bus, &slot, &func) != 4) bus = slot = func = 0;
+  return "<Generic NVMe Device> at device " + std::to_string(slot) + "." + std::to_string(func) + " on pci" +
+         std::to_string(bus);
+}
 
 std::string not_ready_text(const WaitSpec& spec, uint64_t ms) {
   // nvme_printf: "controller ready did not become %d within %d ms"; the prefix is "nvme0: ".
   return std::string("controller ready did not become ") + (spec.value ? "1" : "0") + " within " +
          std::to_string(ms) + " ms";
 }
-// The deadline in ms: older's in ps of DELAYs, 13.1+'s in ticks of the 1 kHz clock.
+// The deadline in ms: older's in ps of DELAYs, 13.1+'s in ticks of the kern.hz clock.
 std::string not_ready_message(const WaitSpec& spec, uint32_t, int64_t) {
   return not_ready_text(spec, spec.deadline.amount / 1'000'000'000);
 }
+template <int Hz>
 std::string not_ready_message_131(const WaitSpec& spec, uint32_t, int64_t) {
-  return not_ready_text(spec, spec.deadline.amount * 1000 / kHz);
+  return not_ready_text(spec, spec.deadline.amount * 1000 / Hz);
 }
 }  // namespace
 
@@ -50,8 +63,8 @@ const std::vector<PhaseId>& freebsd_driver::phases() const {
   return kAll;
 }
 
-PlatformPolicy freebsd_driver::platform_policy(const HostParams&) const {
-  return PlatformPolicy::serial_probe_only(kHz);
+PlatformPolicy freebsd_driver::platform_policy(const HostParams& host) const {
+  return PlatformPolicy::serial_probe_only(host.timers.hz);  // kern.hz: 1000 or 100 (validated)
 }
 
 void freebsd_driver::begin_trial(const DriverContext& context) {
@@ -60,20 +73,25 @@ void freebsd_driver::begin_trial(const DriverContext& context) {
                             }) != std::end(kDelayQuirkIds);
   older_ = context.host->driver_release == "older";
   lateness_ = context.host->sleep_lateness;
+  hz_ = context.host->timers.hz;
+  two_resets_ = older_ || context.host->nvme_2x_reset;
+  namespaces_ = 0;
+  model_.clear();
 }
 
 void freebsd_driver::run(HostAction action) {
   if (action != HostAction::probe) throw std::logic_error("freebsd_driver: only the attach exists");
   host().set_log_prefix(host().dev() + ": ");
+  host().message(attach_text(host().context().fn->address));
   host().set_state(HostState::pci_enable);
   host().reset_admin_queue(hostmem::kAdminQueueDepth);
   // nvme_ctrlr_construct: CAP as two 32-bit reads.
   const regs::Cap cap = host().read_cap();
   cap_to_ = cap.to;
   cap_mqes_ = cap.mqes;
-  // nvme_ctrlr_start_config_hook: two resets before 13.1, one from 13.1; any failure fails the
-  // controller.
-  if (older_) {
+  // nvme_ctrlr_start_config_hook: two resets before 13.1 (and at 13.1+ with NVME_2X_RESET), one
+  // from 13.1; any failure fails the controller.
+  if (two_resets_) {
     for (bool first : {true, false}) {
       if (hw_reset(first) != Rc::ok) return host().finish(ProbeStatus::enodev);
     }
@@ -81,6 +99,14 @@ void freebsd_driver::run(HostAction action) {
     return host().finish(ProbeStatus::enodev);
   }
   if (!admin_setup()) return;
+  // nvd(4) attaches a disk per namespace: "nvd0: <MODEL> NVMe namespace" (its size line is not
+  // modelled). Units are counted from the controller's index (the kernel's are global, in
+  // attach order: the same for one namespace per controller).
+  host().set_log_prefix("");
+  for (uint32_t ns = 1; ns <= namespaces_; ++ns)
+    host().message("nvd" + std::to_string(host().index() + static_cast<int>(ns) - 1) + ": <" + model_ +
+                   "> NVMe namespace");
+  host().set_log_prefix(host().dev() + ": ");
   host().finish(ProbeStatus::ok);
   host().namespace_ready();
 }
@@ -121,15 +147,16 @@ freebsd_driver::Rc freebsd_driver::wait_for_ready(bool desired, size_t phase) {
     s.limit_hint = "FreeBSD busy-waits 1 ms per read: use a shorter CAP.TO";
   } else {
     // 13.1+: read; all ones -> ENXIO; RDY == desired -> 0; ticks > ticks0 + MSEC_2_TICKS(T) ->
-    // fail; pause_sbt(d) with d from 1 us growing x 1.5 to 1 ms. At hz 1000 a tick is 1 ms.
+    // fail; pause_sbt(d) with d from 1 us growing x 1.5 to 1 ms. At hz 1000 a tick is 1 ms, at
+    // hz 100 10 ms: MSEC_2_TICKS(T) = T x hz / 1000 ((TO + 1) x 500 x hz / 1000, exact for both).
     s.deadline.rule = Deadline::Rule::time_after;
-    s.deadline.amount = (uint64_t{cap_to_} + 1) * 500 * kHz / 1000;
+    s.deadline.amount = (uint64_t{cap_to_} + 1) * 500 * static_cast<uint64_t>(hz_) / 1000;
     s.sleep = SleepPolicy::pause_sbt(SleepPolicy::kSbt1Us, lateness_);
     s.limit_hint = "FreeBSD sleeps at most 1 ms per read: use a shorter CAP.TO";
   }
   s.all_ones = WaitSpec::AllOnes::fail;  // ENXIO, no message
   s.op = desired ? "enable" : "disable";
-  s.message = older_ ? not_ready_message : not_ready_message_131;
+  s.message = older_ ? not_ready_message : hz_ == 100 ? not_ready_message_131<100> : not_ready_message_131<1000>;
   const WaitResult r = wait_until_ready(host(), s, phase);
   if (r.ready()) return Rc::ok;
   return r.end == WaitResult::End::gone ? Rc::enxio : Rc::timed_out;
@@ -146,10 +173,11 @@ freebsd_driver::Rc freebsd_driver::disable(size_t phase) {
     if (rc != Rc::ok) return rc;
   }
   host().write32(regs::kCc, cc & ~1u, "CC");
-  if (quirk_delay_b4_chk_rdy_) {  // pause("nvmeR", 2300 ticks): until the tick counter has advanced 2300
+  if (quirk_delay_b4_chk_rdy_) {  // pause("nvmeR", MSEC_2_TICKS(2300)): until the tick counter has advanced that far
     const TickClock& clock = *host().context().clock;
     const int64_t now = host().now_rel();
-    host().pass_time(clock.time_of_jiffy(clock.jiffies_at(now) + kQuirkTicks) - now);
+    const uint64_t ticks = kQuirkMs * static_cast<uint64_t>(hz_) / 1000;  // 2300 at hz 1000, 230 at 100
+    host().pass_time(clock.time_of_jiffy(clock.jiffies_at(now) + ticks) - now);
     host().check_limits();
   }
   return wait_for_ready(false, phase);
@@ -195,7 +223,8 @@ freebsd_driver::Rc freebsd_driver::enable(size_t queue_phase, size_t wait_phase)
 freebsd_driver::Cmd freebsd_driver::admin(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1,
                                            uint32_t nsid, uint32_t* dw0) {
   // nvme_completion_poll (older): while not done, pause(1): the thread wakes when the tick
-  // counter has advanced by one; after hz pauses (1 s) the kernel panics. The caller then tests
+  // counter has advanced by one (1 ms at hz 1000, 10 ms at 100); after hz pauses (1 s) the
+  // kernel panics. The caller then tests
   // nvme_completion_is_error: SC or SCT not 0 (CRD, M and DNR alone are no error).
   const uint16_t cid = host().submit(opcode, cdw10, cdw11, prp1, nsid);
   const TickClock& clock = *host().context().clock;
@@ -208,7 +237,7 @@ freebsd_driver::Cmd freebsd_driver::admin(uint8_t opcode, uint32_t cdw10, uint32
       if (dw0) *dw0 = r->dw0;
       return Cmd::ok;
     }
-    if (older_ ? pauses == kHz : host().now_rel() - start >= kAdminPanic131Ps) break;
+    if (older_ ? pauses == hz_ : host().now_rel() - start >= kAdminPanic131Ps) break;
     if (older_) {
       const int64_t now = host().now_rel();
       host().pass_time(clock.next_tick_after(now) - now);
@@ -249,7 +278,12 @@ bool freebsd_driver::admin_setup() {
   auto identify = [&] {
     const bool ok = admin_ok(admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify),
                              "nvme_identify_controller failed!");
-    if (ok) nn = regs::le32(host().memory.at(hostmem::kIdentify) + kIdentifyNnOffset);
+    if (ok) {
+      const uint8_t* id = host().memory.at(hostmem::kIdentify);
+      nn = regs::le32(id + kIdentifyNnOffset);
+      model_.assign(reinterpret_cast<const char*>(id + regs::identify::kMnOffset), regs::identify::kMnBytes);
+      while (!model_.empty() && (model_.back() == ' ' || model_.back() == '\0')) model_.pop_back();
+    }
     return ok;
   };
   bool ok = older_ ? set_num_queues() && identify() : identify() && set_num_queues();
@@ -265,6 +299,7 @@ bool freebsd_driver::admin_setup() {
     ok = admin_ok(admin(regs::opcode::kIdentify, regs::cns::kNamespace, 0, hostmem::kIdentify, ns),
                   "nvme_identify_namespace failed");
   host().close_phase(ph);
+  namespaces_ = ok ? nn : 0;
   return ok;
 }
 

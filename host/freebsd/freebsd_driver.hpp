@@ -32,10 +32,19 @@
 // command is waited by nvme_completion_poll: check, pause(1) (one tick at hz 1000: until the tick
 // counter advances), check ...; after hz pauses (1 s) the kernel panics (`panic: NVME polled
 // command failed to complete within 1s.`; the model ends the trial with status eintr).
-// Not modelled: NVME_2X_RESET (13.1+ with two resets), the 12.0-era TO x 500 variant, kern.hz other than 1000 (a VM's HZ_VM 100), the attach line from
-// the PCI bus, the nvd/nda lines, Get Features Temperature Threshold and the commands not waited
+// Log lines (--dmesg with kern.msgbuf_show_timestamp=2 times, LogFormat::msgbuf): the bus's
+// attach line at the start, `nvme0: <Generic NVMe Device> at device 4.0 on pci0` (without the
+// mem and irq resources), and after a successful attach one `nvd0: <MODEL> NVMe namespace` per
+// namespace (controllers[].identify.nn; nvd units counted from the controller's index); these
+// are the interval `nvmesim dmesg` reads back (tools/dmesg_reader.hpp).
+// host.hz (kern.hz, 1000 or 100) sets the tick counter: 13.1+'s ready deadline in ticks
+// ((TO + 1) x 500 x hz / 1000), the quirk's MSEC_2_TICKS(2300) pause, older's pause(1) per
+// admin-command check and its panic after hz of them. host.nvme_2x_reset: 13.1+ with
+// `options NVME_2X_RESET` resets twice, the first reset one phase (first_reset) as older's.
+// Not modelled: the 12.0-era TO x 500 variant, the nvd size line and nda(4), Get Features Temperature Threshold and the commands not waited
 // (Async Event Config, AERs, Interrupt Coalescing), shutdown and detach.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "host/driver.hpp"
@@ -49,7 +58,7 @@ class freebsd_driver final : public HostDriver {
   const char* name() const override { return "freebsd"; }
   const std::vector<PhaseId>& phases() const override;
   /// One controller after the other (config intrhooks run in turn); no shutdown, no reset; the
-  /// tick counter at hz 1000 (bare metal).
+  /// tick counter at host.hz (kern.hz: 1000 on bare metal, 100 in many VMs).
   PlatformPolicy platform_policy(const HostParams& host) const override;
   void begin_trial(const DriverContext& context) override;
   void run(HostAction action) override;
@@ -76,10 +85,14 @@ class freebsd_driver final : public HostDriver {
   void register_delay();
 
   bool older_ = false;  // host.release "older"
+  bool two_resets_ = false;  // "older", or 13.1+ with host.nvme_2x_reset
+  int hz_ = 1000;            // host.hz: kern.hz, 1000 or 100
   SleepPolicy::Lateness lateness_ = SleepPolicy::Lateness::uniform;  // host.sleep_lateness (13.1+)
   uint8_t cap_to_ = 0;
   uint16_t cap_mqes_ = 0;
   bool quirk_delay_b4_chk_rdy_ = false;
+  uint32_t namespaces_ = 0;  // Identify Controller NN, once every namespace was identified
+  std::string model_;        // Identify Controller MN without its padding
 };
 
 }  // namespace nvmesim

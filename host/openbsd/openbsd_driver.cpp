@@ -13,6 +13,10 @@ namespace nvmesim {
 namespace {
 using probe_phase::kAdmin, probe_phase::kDisable, probe_phase::kEnable;
 constexpr PhaseId kShutdown{4, "shutdown"};
+// The second boot's probe (HostAction::reboot_probe), numbered like Linux's reboot_* phases so
+// that summaries keep the two boots apart.
+constexpr PhaseId kRebootDisable{12, "reboot_disable"}, kRebootEnable{13, "reboot_enable"},
+    kRebootAdmin{14, "reboot_admin"};
 constexpr uint32_t kDelayUs = 1000;                     // delay(1000) between two CSTS reads
 constexpr uint64_t kShutdownPolls = 4000;               // nvme_shutdown: 4000 x (read, delay(1000))
 constexpr int64_t kMs = 1'000'000'000;                  // ps
@@ -29,7 +33,7 @@ constexpr uint32_t kShstComplete = regs::Csts{false, false, regs::Shst::complete
 std::unique_ptr<HostDriver> make_openbsd_driver(nvme_host& host) { return std::make_unique<openbsd_driver>(host); }
 
 const std::vector<PhaseId>& openbsd_driver::phases() const {
-  static const std::vector<PhaseId> kAll{kDisable, kEnable, kAdmin, kShutdown};
+  static const std::vector<PhaseId> kAll{kDisable, kEnable, kAdmin, kShutdown, kRebootDisable, kRebootEnable, kRebootAdmin};
   return kAll;
 }
 
@@ -44,8 +48,8 @@ void openbsd_driver::begin_trial(const DriverContext&) { cap_to_ = 0; }
 void openbsd_driver::run(HostAction action) {
   host().set_log_prefix(host().dev() + ": ");
   switch (action) {
-    case HostAction::probe:
-    case HostAction::reboot_probe: return probe();
+    case HostAction::probe: return probe(false);
+    case HostAction::reboot_probe: return probe(true);
     case HostAction::shutdown: return shutdown();
     case HostAction::reset: break;
   }
@@ -102,25 +106,25 @@ bool openbsd_driver::enable(size_t phase) {
   return ready(true, phase);
 }
 
-void openbsd_driver::probe() {
+void openbsd_driver::probe(bool reboot) {
   host().set_state(HostState::pci_enable);
   host().reset_admin_queue(hostmem::kAdminQueueDepth);
   cap_to_ = host().read_cap().to;
-  size_t ph = host().open_phase(kDisable);
+  size_t ph = host().open_phase(reboot ? kRebootDisable : kDisable);
   bool ok = disable(ph);
   host().close_phase(ph);
   if (!ok) {
     host().message("unable to disable controller");
     return host().finish(ProbeStatus::enodev);
   }
-  ph = host().open_phase(kEnable);
+  ph = host().open_phase(reboot ? kRebootEnable : kEnable);
   ok = enable(ph);
   host().close_phase(ph);
   if (!ok) {
     host().message("unable to enable controller");
     return host().finish(ProbeStatus::enodev);
   }
-  if (!admin_setup()) return;
+  if (!admin_setup(reboot ? kRebootAdmin : kAdmin)) return;
   host().finish(ProbeStatus::ok);
   host().namespace_ready();
 }
@@ -134,8 +138,8 @@ bool openbsd_driver::admin(const char* failed_line, int64_t timeout_ps, uint8_t 
   return false;
 }
 
-bool openbsd_driver::admin_setup() {
-  const size_t ph = host().open_phase(kAdmin);
+bool openbsd_driver::admin_setup(const PhaseId& phase) {
+  const size_t ph = host().open_phase(phase);
   host().set_state(HostState::admin_commands);
   const uint32_t qsize = kIoEntries - 1;  // 0's based
   bool ok = admin("unable to identify controller", kIdentifyTimeoutPs, regs::opcode::kIdentify,

@@ -43,13 +43,14 @@ class openbsd_driver final : public HostDriver {
   void run(HostAction action) override;
 
  private:
-  void probe();
+  // The attach; `reboot`: the second boot's, recorded in the reboot_* phases.
+  void probe(bool reboot);
   void shutdown();
   // nvme_ready: true when RDY reached `ready` within CAP.TO x 500 (+1) delays.
   bool ready(bool ready, size_t phase);
   bool disable(size_t phase);
   bool enable(size_t phase);
-  bool admin_setup();
+  bool admin_setup(const PhaseId& phase);
   // One polled admin command: true on success; else logs `failed_line`, finishes (eio, or eintr
   // on a timeout) unless `finish` is false.
   bool admin(const char* failed_line, int64_t timeout_ps, uint8_t opcode, uint32_t cdw10, uint32_t cdw11,

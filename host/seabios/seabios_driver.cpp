@@ -140,8 +140,8 @@ bool seabios_driver::admin_setup() {
     return failed("NVMe couldn't identify controller.", status_of());
   const uint32_t nn = regs::le32(host().memory.at(hostmem::kIdentify) + kIdentifyNnOffset);
   // No namespace: nothing to boot from; SeaBIOS drops the controller without a line of its own.
-  // The device model's Identify Controller reports NN = 0 (it has no namespace count), so every
-  // model controller ends here: enodev, after the readiness waits and Identify.
+  // The device model reports NN = controllers[].identify.nn (default 0: every such controller
+  // ends here, enodev, after the readiness waits and Identify).
   if (nn == 0) return failed("", ProbeStatus::enodev);
   // Create I/O CQ 1 and SQ 1: min(CAP.MQES + 1, 256) entries, physically contiguous.
   const uint32_t mask = std::min<uint32_t>(uint32_t{cap_mqes_} + 1, kCqPageEntries) - 1;

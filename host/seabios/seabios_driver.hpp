@@ -11,9 +11,9 @@
 // RDY=1; Identify Controller; no namespace (NN = 0) drops the controller; Create I/O CQ 1 and
 // SQ 1; Identify Namespace per namespace (a failure skips that namespace). Nothing at the end:
 // the OS gets the controllers enabled (SeaBIOS has no NVMe shutdown). The device model's
-// Identify Controller reports NN = 0 (it keeps no namespace count), so under the model every
-// SeaBIOS setup ends after Identify with `Failed to enable NVMe controller.` (status enodev),
-// its readiness waits and the enabled controller being what the model reproduces.
+// Identify Controller reports NN = controllers[].identify.nn, default 0: with the default every
+// SeaBIOS setup ends after Identify with `Failed to enable NVMe controller.` (status enodev);
+// with nn >= 1 (QEMU's device: 1) it goes on to the I/O queues and the namespaces.
 // The readiness wait (nvme_wait_csts_rdy): read CAP (CAP.TO), deadline = now + 500 ms x CAP.TO
 // on the TSC/PM timer (a fine clock: Deadline::Rule::elapsed_over, strictly past), then: read
 // CSTS; RDY == wanted -> done; yield(); the value read had CFS -> fail; past the deadline ->

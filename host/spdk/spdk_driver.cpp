@@ -15,6 +15,10 @@ namespace nvmesim {
 namespace {
 using probe_phase::kAdmin, probe_phase::kDisable, probe_phase::kEnable;
 constexpr PhaseId kResetWait{0, "reset_wait"}, kShutdown{4, "shutdown"};
+// The second boot's probe (HostAction::reboot_probe), numbered like Linux's reboot_* phases so
+// that summaries keep the two boots apart.
+constexpr PhaseId kRebootResetWait{11, "reboot_reset_wait"}, kRebootDisable{12, "reboot_disable"},
+    kRebootEnable{13, "reboot_enable"}, kRebootAdmin{14, "reboot_admin"};
 constexpr int64_t kMs = 1'000'000'000;                     // ps
 constexpr int64_t kResetWait17Ps = 500 * kMs;              // "17.x": 500 ms after a reset or hot insert
 constexpr int64_t kResetWaitPs = 2000 * kMs;               // "18.01+": 2 s
@@ -40,6 +44,16 @@ std::string errlog(const char* file, int line, const char* func, const std::stri
   return head + text;
 }
 
+// _nvme_ctrlr_set_state's debug line (a debug build run with `-L nvme`), PCIe controllers named by
+// their address: "nvme_ctrlr.c:NNNN:_nvme_ctrlr_set_state: *DEBUG*: [0000:04:00.0] setting state
+// to ready (no timeout)". The model prints the first state's ("delay init") and the last
+// ("ready"), the interval `nvmesim dmesg` reads back (tools/dmesg_reader.hpp).
+std::string state_line(const std::string& address, const char* state) {
+  char head[96];
+  std::snprintf(head, sizeof head, "%s:%4d:%s: *DEBUG*: ", "nvme_ctrlr.c", 1462, "_nvme_ctrlr_set_state");
+  return head + ("[" + address + "] setting state to " + state + " (no timeout)");
+}
+
 // The limit is the deadline's amount + 1 ms (see shutdown()).
 std::string shutdown_message(const WaitSpec& spec, uint32_t, int64_t) {
   return errlog("nvme_ctrlr.c", 601, "nvme_ctrlr_shutdown",
@@ -53,7 +67,9 @@ std::string shutdown_message_17(const WaitSpec&, uint32_t, int64_t) {
 std::unique_ptr<HostDriver> make_spdk_driver(nvme_host& host) { return std::make_unique<spdk_driver>(host); }
 
 const std::vector<PhaseId>& spdk_driver::phases() const {
-  static const std::vector<PhaseId> kAll{kResetWait, kDisable, kEnable, kAdmin, kShutdown};
+  static const std::vector<PhaseId> kAll{kResetWait,       kDisable,       kEnable,       kAdmin,
+                                         kShutdown,        kRebootResetWait, kRebootDisable, kRebootEnable,
+                                         kRebootAdmin};
   return kAll;
 }
 
@@ -78,8 +94,8 @@ void spdk_driver::begin_trial(const DriverContext& context) {
 void spdk_driver::run(HostAction action) {
   host().set_log_prefix("");
   switch (action) {
-    case HostAction::probe:
-    case HostAction::reboot_probe: return probe();
+    case HostAction::probe: return probe(false);
+    case HostAction::reboot_probe: return probe(true);
     case HostAction::shutdown: return shutdown();
     case HostAction::reset: break;
   }
@@ -98,15 +114,16 @@ bool spdk_driver::wait_state(int state, bool ready, int64_t entered_ps, size_t p
   // Each poll: read CSTS; RDY == wanted -> the next state; else the timeout check
   // (spdk_get_ticks() > state_timeout_tsc, the timeout set when the state was entered), and the
   // application's work until the next poll. The time already spent in the state since
-  // `entered_ps` (the poll interval before this read, the quirk's delay) counts.
+  // `entered_ps` (the poll interval before this read, the quirk's delay) counts: the deadline
+  // runs from there (Deadline::since_ps).
   const uint64_t timeout_ps = uint64_t{cap_to_} * 500 * static_cast<uint64_t>(kMs);
-  const auto spent = static_cast<uint64_t>(host().now_rel() - entered_ps);
   WaitSpec s;
   s.mask = regs::Csts::kRdy;
   s.value = ready ? regs::Csts::kRdy : 0;
   s.deadline.rule = Deadline::Rule::elapsed_over;
   s.deadline.check = Deadline::Check::before_sleep;
-  s.deadline.amount = timeout_ps > spent ? timeout_ps - spent : 0;  // 0: the first read that fails to see it ends
+  s.deadline.amount = timeout_ps;  // 0 (CAP.TO 0): the first read that fails to see it ends
+  s.deadline.since_ps = entered_ps;
   s.sleep = SleepPolicy::app_poll();
   s.all_ones = WaitSpec::AllOnes::not_ready;  // a failed register read is retried until the timeout
   s.op = ready ? "enable" : "disable";
@@ -119,10 +136,15 @@ bool spdk_driver::wait_state(int state, bool ready, int64_t entered_ps, size_t p
   return false;
 }
 
-void spdk_driver::probe() {
+void spdk_driver::probe(bool reboot) {
+  const PhaseId& reset_wait = reboot ? kRebootResetWait : kResetWait;
+  const PhaseId& disable = reboot ? kRebootDisable : kDisable;
+  const PhaseId& enable = reboot ? kRebootEnable : kEnable;
+  admin_phase_ = reboot ? &kRebootAdmin : &kAdmin;
+  host().message(state_line(host().context().fn->address, "delay init"));
   host().set_state(HostState::pci_enable);
   host().reset_admin_queue(hostmem::kAdminQueueDepth);  // SPDK's 128 entries; the host memory holds 32
-  size_t ph = host().open_phase(kResetWait);
+  size_t ph = host().open_phase(reset_wait);
   host().pass_time(v17_ ? kResetWait17Ps : kResetWaitPs);
   host().check_limits();
   host().close_phase(ph);
@@ -130,7 +152,7 @@ void spdk_driver::probe() {
   const regs::Cap cap = host().read_cap();
   cap_to_ = cap.to;
   // State 0 (INIT), the first poll: CC and CSTS. Its timeout is infinite: a failed read fails.
-  ph = host().open_phase(kDisable);
+  ph = host().open_phase(disable);
   host().set_state(HostState::disable_wait);
   const uint32_t cc = host().read32(regs::kCc, "CC");
   const uint32_t csts = host().read32(regs::kCsts, "CSTS");
@@ -159,7 +181,7 @@ void spdk_driver::probe() {
   host().close_phase(ph);
   // CC.EN = 0 && CSTS.RDY = 0: 100 us busy, then state 3 at the next poll writes the admin queue
   // and CC.EN = 1; state 4 waits RDY=1.
-  ph = host().open_phase(kEnable);
+  ph = host().open_phase(enable);
   host().sleep(SleepPolicy::udelay(kEnableDelayUs));
   next_poll();
   host().set_state(HostState::admin_queue);
@@ -176,6 +198,7 @@ void spdk_driver::probe() {
   if (!wait_state(kStateEnableWaitReady1, true, enabled, ph)) return;
   host().close_phase(ph);
   if (!admin_setup()) return;
+  host().message(state_line(host().context().fn->address, "ready"));
   host().finish(ProbeStatus::ok);
   host().namespace_ready();
 }
@@ -184,7 +207,7 @@ bool spdk_driver::admin_setup() {
   // nvme_ctrlr_start: Identify Controller, Set Features (Number of Queues), Identify Namespace per
   // namespace, each waited by polling the admin queue (spdk_nvme_wait_for_completion: no timeout;
   // the model stops one at 60 s, status eintr). An error status fails the controller (eio).
-  const size_t ph = host().open_phase(kAdmin);
+  const size_t ph = host().open_phase(*admin_phase_);
   host().set_state(HostState::admin_commands);
   auto cmd = [&](const char* line_func, int line, const char* text, uint8_t opcode, uint32_t cdw10, uint32_t cdw11,
                  uint64_t prp1, uint32_t nsid) {

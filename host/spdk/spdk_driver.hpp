@@ -63,7 +63,8 @@ class spdk_driver final : public HostDriver {
   void run(HostAction action) override;
 
  private:
-  void probe();
+  // The init state machine; `reboot`: the second boot's, recorded in the reboot_* phases.
+  void probe(bool reboot);
   void shutdown();
   // The state `state` (entered at trial time `entered_ps`) waits for RDY == `ready`; false
   // when its timeout expired (the failure is logged and finished).
@@ -78,6 +79,7 @@ class spdk_driver final : public HostDriver {
   bool quirk_delay_ = false;
   uint8_t cap_to_ = 0;
   uint32_t rtd3e_us_ = 0;
+  const PhaseId* admin_phase_ = nullptr;  // admin or reboot_admin (set by probe)
 };
 
 }  // namespace nvmesim
