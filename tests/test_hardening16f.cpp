@@ -27,6 +27,33 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
+// The peak-RSS bounds below are properties of the program as users run it (the default and
+// Release builds): under AddressSanitizer the shadow memory, the redzones and the quarantine of
+// freed blocks (up to 256 MB by default) are counted in the same RSS, so a streaming program that
+// frees what it read still grows there. The asan suite runs every other check of these tests;
+// CI's normal suite runs the bounds.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kRssMeasurable = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kRssMeasurable = false;
+#else
+constexpr bool kRssMeasurable = true;
+#endif
+#else
+constexpr bool kRssMeasurable = true;
+#endif
+
+// CHECKs peak RSS < limit_kib where it means something; says so where it does not.
+void check_peak_rss(long peak_rss_kib, long limit_kib) {
+  if (kRssMeasurable) {
+    CHECK(peak_rss_kib < limit_kib);
+  } else {
+    WARN("peak RSS " << peak_rss_kib << " KiB not checked against " << limit_kib
+                     << " KiB under AddressSanitizer (its shadow and quarantine count in RSS)");
+  }
+}
+
 fs::path scratch(const std::string& name) {
   const fs::path d = fs::current_path() / ("hardening16f_" + name);
   fs::remove_all(d);
@@ -158,7 +185,7 @@ TEST_CASE("item 8: 200 variants over 600 000 samples exit 2 at the tables' bound
                        "(the base's value; this variant does not set it): the scenario's tables (empirical samples, "
                        "quantile points, mixture components) come to more than 4194304 entries in all, here with 600000 more") !=
         std::string::npos);
-  CHECK(r.peak_rss_kib < 250 * 1000);
+  check_peak_rss(r.peak_rss_kib, 250 * 1000);
   fs::remove_all(d);
 }
 
@@ -212,7 +239,7 @@ TEST_CASE("item 9: nvmesim dmesg summarises 2.5 million intervals within 45 MB",
   const auto r = nvmesim::test::spawn_nvmesim({"dmesg", log, "--empirical", "--out", (d / "e.json").string()}, o);
   INFO(r.err);
   CHECK(r.status == 0);
-  CHECK(r.peak_rss_kib < 45 * 1000);
+  check_peak_rss(r.peak_rss_kib, 45 * 1000);
   const std::string e = slurp((d / "e.json").string());
   CHECK(e.rfind("{\"dist\":\"empirical\",\"samples\":[", 0) == 0);
   size_t n = 0;
@@ -241,7 +268,7 @@ TEST_CASE("item 11: run --vcd writes a 120 MB VCD within 60 MB", "[issue16f][pro
   CHECK(r.status == 0);  // every trial fails (never ready): a result, exit 0
   REQUIRE(fs::exists(d / "w.vcd"));
   CHECK(fs::file_size(d / "w.vcd") > 100'000'000);
-  CHECK(r.peak_rss_kib < 60 * 1000);
+  check_peak_rss(r.peak_rss_kib, 60 * 1000);
   fs::remove_all(d);
 }
 
