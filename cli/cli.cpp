@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <functional>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,13 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
   } catch (const Interrupted& e) {
     err << "nvmesim: " << terminal_text(e.what()) << "\n";
     return e.exit_status();
+  } catch (const std::bad_alloc&) {
+    // Every list nvmesim keeps is bounded by its input (README, Limits and guarantees), and a
+    // parsed document by kMaxJsonValues: memory that runs out is an input too large for the
+    // memory this process may use (issue 16 item 18), an input error, not an internal one.
+    err << "nvmesim: error: input too large: memory ran out (std::bad_alloc); give nvmesim more memory "
+           "(ulimit -v) or use a smaller input (README, Limits and guarantees)\n";
+    return kExitUsage;
   } catch (const std::exception& e) {
     err << "nvmesim: internal error: " << terminal_text(e.what()) << "\n";
     return kExitInternal;

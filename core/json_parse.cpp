@@ -4,6 +4,8 @@
 // a 16 MiB array of objects took about two hours (issue 16 item 4).
 #include <cstring>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <unordered_set>
 #include <utility>
 
@@ -65,12 +67,69 @@ size_t offset_of_key(const std::string& text, size_t n) {
   return text.size();
 }
 
+/// Byte offset of the first byte of the `n`-th value (from 0) of `text`, in the order nlohmann's
+/// SAX parser reports them: '{', '[', a string that is not a key, a number, true, false or null.
+/// Used only after the parser has read that far, so the text is valid JSON up to there.
+size_t offset_of_value(const std::string& text, size_t n) {
+  size_t count = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      const size_t end = text.find("*/", i + 2);
+      i = end == std::string::npos ? text.size() : end + 1;
+      continue;
+    }
+    if (std::strchr(" \t\r\n,:]}", c)) continue;
+    const size_t start = i;
+    bool value = true;
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      // A key when the next token is ':' (a key is never followed by a comment in our writers, but
+      // may be in an input: skip them as offset_of_key does).
+      size_t j = i + 1;
+      while (j < text.size()) {
+        if (std::strchr(" \t\r\n", text[j])) {
+          ++j;
+        } else if (text.compare(j, 2, "//") == 0) {
+          while (j < text.size() && text[j] != '\n') ++j;
+        } else if (text.compare(j, 2, "/*") == 0) {
+          const size_t end = text.find("*/", j + 2);
+          j = end == std::string::npos ? text.size() : end + 2;
+        } else {
+          break;
+        }
+      }
+      value = !(j < text.size() && text[j] == ':');
+    } else if (c != '{' && c != '[') {
+      // A number or a literal: skip to its last byte.
+      while (i + 1 < text.size() && !std::strchr(" \t\r\n,:]}/", text[i + 1])) ++i;
+    }
+    if (value && count++ == n) return start;
+  }
+  return text.size();
+}
+
 /// Builds an ordered_json from nlohmann's SAX events and stops at the first key an object repeats.
 /// Keys are appended without ordered_map's linear search (they are known to be new), and a
 /// container's pointer stays valid while it is open: only the innermost open container grows.
 class DomBuilder {
  public:
+  explicit DomBuilder(size_t max_values) : max_values_(max_values) {}
+  ~DomBuilder() { release(); }
+  DomBuilder(const DomBuilder&) = delete;
+  DomBuilder& operator=(const DomBuilder&) = delete;
+
   ojson root;
+  // More values than max_values: the ordinal (from 0) of the first value refused.
+  bool too_many = false;
+  size_t values_seen = 0;
+  // std::bad_alloc while building the document (the ordinal of the value being added).
+  bool out_of_memory = false;
   // The first repeated key: its JSON pointer and its ordinal among all keys of the text.
   bool duplicate = false;
   std::string duplicate_key, duplicate_pointer;
@@ -80,19 +139,69 @@ class DomBuilder {
   size_t error_position = 0;
   std::string error_token, error_what;
 
-  bool null() { return add(ojson(nullptr)); }
-  bool boolean(bool v) { return add(ojson(v)); }
-  bool number_integer(ojson::number_integer_t v) { return add(ojson(v)); }
-  bool number_unsigned(ojson::number_unsigned_t v) { return add(ojson(v)); }
-  bool number_float(ojson::number_float_t v, const std::string&) { return add(ojson(v)); }
-  bool string(std::string& v) { return add(ojson(std::move(v))); }
-  bool binary(ojson::binary_t& v) { return add(ojson(std::move(v))); }
-  bool start_object(size_t) { return open(ojson::object()); }
-  bool start_array(size_t) { return open(ojson::array()); }
+  bool null() { return add_value([] { return ojson(nullptr); }); }
+  bool boolean(bool v) { return add_value([v] { return ojson(v); }); }
+  bool number_integer(ojson::number_integer_t v) { return add_value([v] { return ojson(v); }); }
+  bool number_unsigned(ojson::number_unsigned_t v) { return add_value([v] { return ojson(v); }); }
+  bool number_float(ojson::number_float_t v, const std::string&) { return add_value([v] { return ojson(v); }); }
+  bool string(std::string& v) { return add_value([&v] { return ojson(std::move(v)); }); }
+  bool binary(ojson::binary_t& v) { return add_value([&v] { return ojson(std::move(v)); }); }
+  bool start_object(size_t) { return open([] { return ojson::object(); }); }
+  bool start_array(size_t) { return open([] { return ojson::array(); }); }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
 
   bool key(std::string& k) {
+    try {
+      return add_key(k);
+    } catch (const std::bad_alloc&) {
+      out_of_memory = true;
+      return false;
+    }
+  }
+
+  bool parse_error(size_t position, const std::string& last_token, const nlohmann::detail::exception& ex) {
+    error = true;
+    out_of_range = ex.id == 406;
+    error_position = position;
+    error_token = last_token;
+    error_what = ex.what();
+    return false;
+  }
+
+  /// Destroys the document built so far without allocating. nlohmann's destructor moves a
+  /// container's children into a vector of their number before freeing them, and is noexcept:
+  /// after a std::bad_alloc that allocation terminated the process (SIGABRT). Here the last
+  /// child is removed from the innermost non-empty container until none is left; a leaf or an
+  /// empty container frees without allocating. The path is at most kMaxNestingDepth + 1 long
+  /// (check_nesting_depth ran before the parse).
+  void release() noexcept {
+    levels_.clear();  // frees the open levels' key sets; their containers belong to root
+    ojson* path[kMaxNestingDepth + 2];
+    size_t n = 0;
+    path[n++] = &root;
+    while (n > 0) {
+      ojson* v = path[n - 1];
+      if (n < kMaxNestingDepth + 2 && v->is_array() && !v->empty()) {
+        path[n++] = &v->get_ptr<ojson::array_t*>()->back();
+        continue;
+      }
+      if (n < kMaxNestingDepth + 2 && v->is_object() && !v->empty()) {
+        path[n++] = &static_cast<ojson::object_t::Container&>(*v->get_ptr<ojson::object_t*>()).back().second;
+        continue;
+      }
+      if (--n == 0) break;
+      ojson* parent = path[n - 1];
+      if (parent->is_array())
+        parent->get_ptr<ojson::array_t*>()->pop_back();
+      else
+        static_cast<ojson::object_t::Container&>(*parent->get_ptr<ojson::object_t*>()).pop_back();
+    }
+    root = nullptr;
+  }
+
+ private:
+  bool add_key(std::string& k) {
     Level& l = levels_.back();
     const size_t ordinal = keys_seen_++;
     if (!l.keys) {
@@ -109,16 +218,6 @@ class DomBuilder {
     return true;
   }
 
-  bool parse_error(size_t position, const std::string& last_token, const nlohmann::detail::exception& ex) {
-    error = true;
-    out_of_range = ex.id == 406;
-    error_position = position;
-    error_token = last_token;
-    error_what = ex.what();
-    return false;
-  }
-
- private:
   struct Level {
     ojson* value;
     std::string key;  // the key of the member being read (objects), until it is added
@@ -139,9 +238,35 @@ class DomBuilder {
     members.emplace_back(std::move(l.key), std::move(v));
     return &members.back().second;
   }
-  bool open(ojson&& v) {
-    ojson* p = add(std::move(v));
-    levels_.push_back({p, {}, nullptr});
+  // Counts the value against the bound before it is made, then makes and adds it.
+  template <class Make>
+  ojson* count_and_add(Make make) {
+    if (values_seen >= max_values_) {
+      too_many = true;
+      return nullptr;
+    }
+    ++values_seen;
+    try {
+      return add(make());
+    } catch (const std::bad_alloc&) {
+      out_of_memory = true;
+      return nullptr;
+    }
+  }
+  template <class Make>
+  bool add_value(Make make) {
+    return count_and_add(make) != nullptr;
+  }
+  template <class Make>
+  bool open(Make make) {
+    ojson* p = count_and_add(make);
+    if (!p) return false;
+    try {
+      levels_.push_back({p, {}, nullptr});
+    } catch (const std::bad_alloc&) {
+      out_of_memory = true;
+      return false;
+    }
     return true;
   }
   bool close() {
@@ -162,12 +287,30 @@ class DomBuilder {
     duplicate_pointer += "/" + escape_token(k);
     return false;
   }
+  size_t max_values_;
   std::vector<Level> levels_;
   size_t keys_seen_ = 0;
 };
 
 // The messages of a failed parse, each at its place in the text.
-[[noreturn]] void throw_parse_failure(const DomBuilder& b, const std::string& text, const std::string& source) {
+[[noreturn]] void throw_parse_failure(const DomBuilder& b, const std::string& text, const std::string& source,
+                                      size_t max_values) {
+  if (b.too_many) {
+    const auto [line, col] = line_column(text, offset_of_value(text, max_values));
+    throw InputError::at_line(source, line, col,
+                              "the JSON text holds more than " + std::to_string(max_values) +
+                                  " values (numbers, strings, arrays and objects), the most one input may hold "
+                                  "(README, Limits and guarantees); nvmesim stopped before building the rest. "
+                                  "Split the input, or give an empirical distribution fewer samples (or use "
+                                  "a \"quantiles\" distribution)");
+  }
+  if (b.out_of_memory) {
+    const auto [line, col] = line_column(text, offset_of_value(text, b.values_seen > 0 ? b.values_seen - 1 : 0));
+    throw InputError::at_line(source, line, col,
+                              "input too large: memory ran out while reading it (std::bad_alloc at value " +
+                                  std::to_string(b.values_seen) +
+                                  "); give nvmesim more memory (ulimit -v) or use a smaller input");
+  }
   if (b.duplicate) {
     const auto [line, col] = line_column(text, offset_of_key(text, b.duplicate_ordinal));
     throw InputError::at_line_pointer(source, line, col, b.duplicate_pointer,
@@ -239,7 +382,7 @@ void check_nesting_depth(const std::string& text, const std::string& source) {
   }
 }
 
-ojson parse_json_text(const std::string& text, const std::string& source) {
+ojson parse_json_text(const std::string& text, const std::string& source, size_t max_values) {
   // nlohmann's lexer takes a NUL byte for the end of the input: the rest of the file would be
   // silently ignored.
   if (const void* nul = std::memchr(text.data(), '\0', text.size())) {
@@ -250,9 +393,20 @@ ojson parse_json_text(const std::string& text, const std::string& source) {
   // Deeply nested values would exhaust the stack in the recursive copy, merge and dump of the
   // document (100000 levels crashed nvmesim validate): refuse them before parsing.
   check_nesting_depth(text, source);
-  DomBuilder b;
-  if (!ojson::sax_parse(text, &b, ojson::input_format_t::json, /*strict=*/true, /*ignore_comments=*/true))
-    throw_parse_failure(b, text, source);
+  if (max_values < 1 || max_values > kMaxJsonValues)
+    throw std::invalid_argument("parse_json_text: max_values must be from 1 to kMaxJsonValues");
+  DomBuilder b(max_values);
+  bool parsed = false;
+  try {
+    parsed = ojson::sax_parse(text, &b, ojson::input_format_t::json, /*strict=*/true, /*ignore_comments=*/true);
+  } catch (const std::bad_alloc&) {
+    // In nlohmann's parser itself (its lexer's token buffer, its state stack).
+    b.out_of_memory = true;
+  }
+  if (!parsed) {
+    b.release();
+    throw_parse_failure(b, text, source, max_values);
+  }
   return std::move(b.root);
 }
 

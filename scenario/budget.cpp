@@ -96,7 +96,7 @@ void check_operation_budget(const Scenario& sc, const ojson& doc) {
               "than the limit of " + std::to_string(v.host.max_events_per_trial) +
               " host operations per trial (host.max_events_per_trial): each such trial would stop there; "
               "raise host.max_events_per_trial to at least " + std::to_string(need) +
-              " (up to 1000000000), or use fewer controllers, io_queues or host.cpus");
+              " (up to " + std::to_string(kMaxOperationsPerTrial) + "), or use fewer controllers, io_queues or host.cpus");
   }
 }
 

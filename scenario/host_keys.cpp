@@ -273,8 +273,8 @@ const Section<HostParams>& host_section() {
        used_by(KH::integer("cpus", 1, 65536, dflt("64"), "",
                    "I/O queues the driver asks for (one per CPU); the device grants at most its `io_queues`",
                    to(&HostParams::cpus)), {"linux", "freebsd"}),
-       KH::integer("max_polls_per_wait", 1, 1'000'000'000, dflt("2000000"), "CSTS reads",
-                   "safety limit: reads in one wait before the trial stops with an error",
+       KH::integer("max_polls_per_wait", 1, static_cast<int64_t>(kMaxOperationsPerTrial), dflt("2000000"), "CSTS reads",
+                   "safety limit: reads in one wait before the trial stops with an error (at most 2^26: a detailed trial of that many events, 128 bytes each, fits in 8 GiB)",
                    to(&HostParams::max_polls_per_wait)),
        used_by(KH::integer("shutdown_timeout_s", 0, 3600, dflt("5"), "s",
                    "nvme_core.shutdown_timeout; with Identify RTD3E the driver uses clamp(RTD3E s, this, 60)",
@@ -285,8 +285,8 @@ const Section<HostParams>& host_section() {
                   "CC.SHN the shutdown writes (`abrupt` is a what-if)", to(&HostParams::abrupt_shutdown)), kLinux),
        used_by(KH::object("bad_config", "object: `host.bad_config`", "what-if host mistakes", bad_config_section(),
                   bad_config_of), kLinux),
-       KH::integer("max_events_per_trial", 1, 1'000'000'000, dflt("4000000"), "host operations",
-                   "safety limit: MMIO accesses and sleeps in one trial over all controllers",
+       KH::integer("max_events_per_trial", 1, static_cast<int64_t>(kMaxOperationsPerTrial), dflt("4000000"), "host operations",
+                   "safety limit: MMIO accesses and sleeps in one trial over all controllers (at most 2^26: a detailed trial of that many events, 128 bytes each, fits in 8 GiB)",
                    to(&HostParams::max_events_per_trial))},
       // A key of another driver is an error: host.driver is known once the keys are read.
       [](const Node& n, HostParams& h) {

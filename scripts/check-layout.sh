@@ -50,7 +50,7 @@ declare -A allowed=(
   [tools]="core host_pure"
   [fit]="core models_pure models_params host_pure scenario tools"
   [cli]="core models_pure models_params host_pure scenario outputs engine sweep tools fit"
-  [fuzz]="core models_pure models_params host_pure scenario sweep tools"
+  [fuzz]="core models_pure models_params host_pure scenario sweep tools fit"
 )
 
 status=0

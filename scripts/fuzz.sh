@@ -4,7 +4,7 @@
 # on one input or runs out of memory; the input that did it is kept as
 # build-asan/fuzz-out/<target>/crash-*, to be added to tests/data/bad/ or tests/data/fuzz/ as a
 # regression test. Prints executions and coverage per target.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: scenario duration sweep dmesg manifest set
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: scenario duration sweep dmesg manifest set observations
 #   NVMESIM_FUZZ_NO_BUILD=1 skips the build (CI builds the preset once for tests and fuzzing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ case "${1:-}" in -h|--help) sed -n 2,9p "$0"; exit 0;; esac
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario duration sweep dmesg manifest set)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario duration sweep dmesg manifest set observations)
 if [ -z "${NVMESIM_FUZZ_NO_BUILD:-}" ]; then
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j2 --target $(printf 'fuzz_%s ' "${targets[@]}")
@@ -25,10 +25,13 @@ run_one() {
   mkdir -p "$dir/corpus"
   local dict=()
   [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
-  # New inputs go to the scratch corpus; the seeds in the source tree are only read.
+  # New inputs go to the scratch corpus; the seeds in the source tree are only read. Inputs up to
+  # 128 KiB reach the nesting limit (64 levels: 65 bytes), a dmesg line's 1024 bytes and a marker
+  # line's 64 KiB (kDmesgMaxMarkerBytes); the size limits (16 MiB per file, 2^22 values per
+  # document, 64 MiB per point-file line, 256 MiB per log) are reached by the process tests only.
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "build-asan/tests/fuzz/fuzz_$t" "$dir/corpus" "tests/fuzz/corpus/$t" "${dict[@]}" \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=131072 \
     -artifact_prefix="$dir/" -print_final_stats=1 >"$dir/log" 2>&1 && echo 0 >"$dir/rc" || echo $? >"$dir/rc"
 }
 pids=()

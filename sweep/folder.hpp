@@ -38,6 +38,11 @@ std::vector<std::string> extra_output_names(const SweepOutputs& o, const std::st
 /// the FNV-1a 64 hash of the file's bytes (read in blocks); null when there are none, or when
 /// one cannot be read (then the point is not complete).
 nlohmann::ordered_json output_records(const SweepOutputs& o, const std::string& points_dir, const std::string& id);
+/// What the manifest records of a done point's DIR/points/<id>.jsonl at `path` (its "jsonl"):
+/// {"bytes": N, "fnv1a64": "<16 hex digits>"} as for the other outputs; null when it cannot be
+/// read. --resume reruns and merge refuses a point whose .jsonl no longer has them (issue 16 item
+/// 16: an edited trial line that keeps the line's prefix passed the line count check).
+nlohmann::ordered_json jsonl_record(const std::string& path);
 /// The options of `nvmesim run` (started in DIR/.work) that write those outputs.
 std::vector<std::string> worker_output_args(const SweepOutputs& o, const std::string& id);
 
@@ -70,6 +75,8 @@ struct PointState {
   /// Done with outputs besides the .jsonl: their sizes and hashes (output_records), which the
   /// manifest records and --resume checks before it keeps the point.
   nlohmann::ordered_json outputs;
+  /// Done: the size and hash of its .jsonl (jsonl_record), the manifest's "jsonl".
+  nlohmann::ordered_json jsonl;
 };
 
 /// The folders of a sweep: DIR, DIR/points, DIR/.work (the workers' scenario and stderr files).

@@ -108,6 +108,7 @@ ojson point_json(const PointState& st, bool with_file) {
     j["variants"] = st.summary["variants"];
     j["paired"] = st.summary.contains("paired") ? st.summary["paired"] : ojson::array();
     if (!st.outputs.is_null()) j["outputs"] = st.outputs;
+    if (!st.jsonl.is_null()) j["jsonl"] = st.jsonl;
   } else if (st.status == PointStatus::failed) {
     j["error"] = st.error;
   }
@@ -276,16 +277,20 @@ void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool r
 
 namespace {
 
-/// By point id, the "outputs" records of the done points of the manifest in DIR (already checked
-/// by prepare_dir); empty without a manifest.
-std::map<std::string, ojson> recorded_outputs(const SweepDirs& d) {
-  std::map<std::string, ojson> out;
+/// What the manifest in DIR (already checked by prepare_dir) records of its done points, by id:
+/// their "outputs" and their "jsonl" (null when a point has none); empty without a manifest.
+struct Recorded {
+  ojson outputs, jsonl;
+};
+std::map<std::string, Recorded> recorded_points(const SweepDirs& d) {
+  std::map<std::string, Recorded> out;
   const std::string path = d.dir + "/manifest.json";
   if (!file_exists(path)) return out;
   const ojson m = parse_json_text(read_text_file(path), path);
   for (const auto& p : m["points"])
-    if (p.value("status", "") == "done" && p.contains("outputs") && p.contains("id") && p["id"].is_string())
-      out[p["id"].get<std::string>()] = p["outputs"];
+    if (p.value("status", "") == "done" && p.contains("id") && p["id"].is_string())
+      out[p["id"].get<std::string>()] = {p.contains("outputs") ? p["outputs"] : ojson(),
+                                         p.contains("jsonl") ? p["jsonl"] : ojson()};
   return out;
 }
 
@@ -317,7 +322,7 @@ const SweepPoint* point_whose_scenario_is(const Sweep& sw, const std::string& pa
 std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const Shard& shard, const SweepOutputs& outputs,
                                      size_t& skipped) {
   std::vector<PointState> states = pending_states(sw, shard);
-  const std::map<std::string, ojson> recorded = outputs.any() ? recorded_outputs(d) : std::map<std::string, ojson>{};
+  const std::map<std::string, Recorded> recorded = recorded_points(d);
   skipped = 0;
   for (auto& st : states) {
     const std::string path = d.points + "/" + st.point->id + ".jsonl";
@@ -330,11 +335,19 @@ std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const 
     // when the point is done: a complete .jsonl whose other outputs are missing, truncated,
     // replaced, or not recorded (the sweep was killed before it wrote the manifest) is run again
     // (issue 16: a truncated or foreign .dmesg / .trace.json was kept because it existed).
+    const auto rec = recorded.find(st.point->id);
     if (fs == FileState::complete && outputs.any()) {
-      auto rec = recorded.find(st.point->id);
       const ojson now = output_records(outputs, d.points, st.point->id);
-      if (rec == recorded.end() || now.is_null() || rec->second != now) fs = FileState::incomplete;
+      if (rec == recorded.end() || now.is_null() || rec->second.outputs != now) fs = FileState::incomplete;
       else st.outputs = now;
+    }
+    // The .jsonl's own size and hash, when the manifest recorded them (a point completed after the
+    // last manifest, by a sweep killed before it wrote one, has only its line checks): a trial
+    // line edited in place, which keeps the count and the summary, is run again (issue 16 item 16).
+    if (fs == FileState::complete) {
+      st.jsonl = jsonl_record(path);
+      if (st.jsonl.is_null() || (rec != recorded.end() && !rec->second.jsonl.is_null() && rec->second.jsonl != st.jsonl))
+        fs = FileState::incomplete;
     }
     if (fs == FileState::complete) {
       st.status = PointStatus::done;

@@ -64,6 +64,19 @@ void check_axes(const JsonNode& sweep, uint64_t points) {
     sweep.at("points").fail("is " + std::to_string(points) + " but the axes give " + std::to_string(product) + " points");
 }
 
+// The record of one file of a point: {"bytes": 0 to 2^63-1, "fnv1a64": 16 lowercase hex digits}
+// and nothing else (sweep/outputs.cpp's file_record).
+void check_file_record(const JsonNode& r) {
+  require_type(r, "object");
+  r.require_object({"bytes", "fnv1a64"});
+  for (const char* key : {"bytes", "fnv1a64"})
+    if (!r.has(key)) r.fail(std::string("needs \"") + key + "\"");
+  (void)r.at("bytes").integer_in(0, INT64_MAX);
+  const std::string hash = r.at("fnv1a64").str();
+  if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+    r.at("fnv1a64").fail("must be 16 lowercase hex digits (an FNV-1a 64 hash), not \"" + hash + "\"");
+}
+
 // A point's "outputs": by file name, the size and FNV-1a 64 hash of each output its worker wrote
 // besides its .jsonl (sweep/outputs.cpp). Each name is the point's id and one of the output
 // extensions (never a path: "../x" or "a/b" would send --resume and merge outside DIR/points),
@@ -82,14 +95,7 @@ void check_outputs(const JsonNode& outs, const std::string& id) {
       r.fail("is not an output file name of this point: allowed " + list +
              " (a file name in DIR/points, no folder; the manifest was changed by hand or by another program)");
     }
-    require_type(r, "object");
-    r.require_object({"bytes", "fnv1a64"});
-    for (const char* key : {"bytes", "fnv1a64"})
-      if (!r.has(key)) r.fail(std::string("needs \"") + key + "\"");
-    (void)r.at("bytes").integer_in(0, INT64_MAX);
-    const std::string hash = r.at("fnv1a64").str();
-    if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
-      r.at("fnv1a64").fail("must be 16 lowercase hex digits (an FNV-1a 64 hash), not \"" + hash + "\"");
+    check_file_record(r);
   }
 }
 
@@ -109,6 +115,8 @@ int64_t check_point(const JsonNode& p, uint64_t points) {
     if (!p.has("id")) p.fail("has \"outputs\" but no \"id\" (the outputs are named after it)");
     check_outputs(p.at("outputs"), p.at("id").str());
   }
+  // The size and hash of a done point's .jsonl (issue 16 item 16).
+  if (p.has("jsonl")) check_file_record(p.at("jsonl"));
   // A done point has no error and a failed point has one (its worker's message, possibly empty):
   // merge copies the error into the summary, so a done point with one would read as both.
   if (status == "done" && p.has("error")) p.at("error").fail("is given for a done point (only a failed point has an error)");

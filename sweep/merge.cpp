@@ -83,6 +83,13 @@ void check_point_against_file(const ojson& p, size_t k, const std::string& path,
     throw InputError(path, where, "point " + std::to_string(p["index"].get<size_t>()) + " is done, but its point file " +
                                       file + " is missing or has no summary record, so its summary cannot be checked; "
                                       "copy the sweep folder whole, or run the point again with 'nvmesim sweep ... --resume'");
+  // The whole file against the size and hash the sweep recorded (a manifest written before they
+  // were recorded has none): an edited trial line keeps the summary (issue 16 item 16).
+  if (p.contains("jsonl") && jsonl_record(file) != p["jsonl"])
+    throw InputError(path, where + "/jsonl", "point " + std::to_string(p["index"].get<size_t>()) + "'s point file " + file +
+                                                 " no longer has the size and FNV-1a 64 hash the sweep recorded (it was "
+                                                 "changed after the sweep); merge refuses it: restore the file, or remove it "
+                                                 "and run the point again with 'nvmesim sweep ... --resume'");
   const ojson paired = s.contains("paired") ? s["paired"] : ojson::array();
   if (s["variants"] != p.value("variants", ojson()) || paired != p.value("paired", ojson()))
     throw InputError(path, where, "the summary of point " + std::to_string(p["index"].get<size_t>()) +
@@ -269,6 +276,7 @@ ojson all_points(const Manifests& ms, const std::vector<SweepAxis>& axes, size_t
       p = it->second;
       p.erase("file");
       p.erase("outputs");  // the sizes and hashes --resume checks: not part of the summary
+      p.erase("jsonl");
       if (p.value("status", "") == "failed") {
         ++n_failed;
         incomplete.push_back({i, p.value("id", ""), true, p.value("error", ""), folder});

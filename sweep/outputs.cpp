@@ -60,6 +60,8 @@ ojson output_records(const SweepOutputs& o, const std::string& points_dir, const
   return records;
 }
 
+ojson jsonl_record(const std::string& path) { return file_record(path); }
+
 std::vector<std::string> worker_output_args(const SweepOutputs& o, const std::string& id) {
   std::vector<std::string> args;
   if (o.trace) args.insert(args.end(), {"--trace", "../points/" + id + kTraceExt, "--trace-trials", o.trace_trials});

@@ -263,6 +263,10 @@ void WorkerPool::settle(PointState& st, int status) {
       complete = !st.outputs.is_null();
     }
     if (complete) {
+      st.jsonl = jsonl_record(path);  // recorded for --resume and merge to check
+      complete = !st.jsonl.is_null();
+    }
+    if (complete) {
       st.status = PointStatus::done;
     } else {
       remove_outputs(st);
