@@ -1,5 +1,6 @@
 #include "engine/system.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -127,14 +128,21 @@ bool nvme_system::run_trial(const TrialRequest& req, TrialResult& r) {
                            Stream(req.seed, req.trial, h_link_write_stall_[i]));
     controllers_[i]->begin_trial(&v.controllers[i], req.seed, req.trial, &recorder_);
   }
-  Platform& platform = platform_for(v.host.driver);
-  platform.begin_trial(v.host, functions_of(req), recorder_, req.seed, req.trial);
   const int64_t t0 = static_cast<int64_t>(sc_core::sc_time_stamp().value());
   auto now_rel = [&] { return static_cast<int64_t>(sc_core::sc_time_stamp().value()) - t0; };
-  platform.boot();
-  r.probe_status = platform.result().status;
-  r.probe_ps = hosts_[0]->outcome().end_ps;
-  r.namespace_ps = hosts_[0]->outcome().namespace_ps;
+  Platform* chosen = nullptr;
+  if (v.chain.empty()) {
+    chosen = &platform_for(v.host.driver);
+    chosen->begin_trial(v.host, functions_of(req), recorder_, req.seed, req.trial);
+    chosen->boot();
+    r.probe_status = chosen->result().status;
+    r.probe_ps = hosts_[0]->outcome().end_ps;
+    r.namespace_ps = hosts_[0]->outcome().namespace_ps;
+  } else {
+    chosen = run_chain(req, r);
+    if (!chosen) return false;
+  }
+  Platform& platform = *chosen;
   // A shutdown or reset after a boot in which no controller probed acts on nothing (the driver
   // holds no controller): no workload time is reported for it, rather than a 0 over nothing. A
   // reboot still boots a second time.
@@ -155,6 +163,61 @@ bool nvme_system::run_trial(const TrialRequest& req, TrialResult& r) {
   r.critical_path_ps = platform.result().critical_path_ps;
   error_ = platform.result().error;
   return error_.empty();
+}
+
+Platform* nvme_system::run_chain(const TrialRequest& req, TrialResult& r) {
+  const Variant& v = *req.variant;
+  const int64_t t0 = static_cast<int64_t>(sc_core::sc_time_stamp().value());
+  auto now_rel = [&] { return static_cast<int64_t>(sc_core::sc_time_stamp().value()) - t0; };
+  while (h_stage_.size() < v.chain.size()) {
+    const std::string k = std::to_string(h_stage_.size());
+    h_stage_.push_back(fnv1a64("boot/chain/" + k + "/seed"));
+    h_gap_.push_back(fnv1a64("boot/chain/" + k + "/gap"));
+  }
+  Platform* prev = nullptr;
+  r.stages.clear();
+  for (size_t k = 0; k < v.chain.size(); ++k) {
+    const BootStage& st = v.chain[k];
+    StageResult sr;
+    sr.stage = &st;
+    // kexec / unbind: the previous stage's Linux shuts down the controllers it holds (those whose
+    // probe ended well; none after a failed probe) before this stage starts.
+    if (st.entry != StageEntry::probe && prev) {
+      const int64_t start = now_rel();
+      prev->shutdown();
+      sr.release_ps = now_rel() - start;
+      if (!prev->result().error.empty()) {
+        error_ = prev->result().error;
+        return nullptr;
+      }
+    }
+    // Stage 0 draws the host's randomness as a trial without a chain does; a later stage its own
+    // (a new boot's clock and scheduler), the same in every variant at the same stage index.
+    const uint64_t seed = k == 0 ? req.seed : splitmix64(req.seed ^ h_stage_[k]);
+    Platform& p = platform_for(st.host.driver);
+    p.begin_trial(st.host, functions_of(req), recorder_, seed, req.trial, k == 0);
+    Stream gap(req.seed, req.trial, h_gap_[k]);
+    sr.gap_ps = st.gap.sample_ps(gap);
+    if (sr.gap_ps > 0) sc_core::wait(sim_delay(sr.gap_ps, "boot.chain gap"));
+    sr.start_ps = now_rel();
+    p.boot();
+    sr.status = p.result().status;
+    sr.time_ps = std::max<int64_t>(p.result().critical_path_ps - sr.start_ps, 0);
+    sr.probe_ps = hosts_[0]->outcome().end_ps - sr.start_ps;
+    r.stages.push_back(sr);
+    if (!p.result().error.empty()) {
+      error_ = p.result().error;
+      return nullptr;
+    }
+    prev = &p;
+  }
+  // The OS is the last stage: its probe is the trial's probe, measured from its own start.
+  const StageResult& os = r.stages.back();
+  r.probe_status = os.status;
+  r.probe_ps = os.probe_ps;
+  const int64_t ns = hosts_[0]->outcome().namespace_ps;
+  r.namespace_ps = ns >= 0 ? ns - os.start_ps : -1;
+  return prev;
 }
 
 void nvme_system::drive() {

@@ -58,6 +58,11 @@ class nvme_system : public sc_core::sc_module {
   void drive();  // SC_THREAD
   // Runs trial `req` from now to its end; returns false when it hit a limit (error_ is set).
   bool run_trial(const TrialRequest& req, TrialResult& r);
+  // The stages of the variant's boot.chain, in order, from now: each stage's release, gap and
+  // boot; fills r.stages and the probe fields; returns the last stage's platform, or nullptr
+  // when a stage hit a limit (error_ is set).
+  Platform* run_chain(const TrialRequest& req, TrialResult& r);
+  std::vector<uint64_t> h_stage_, h_gap_;  // fnv1a64("boot/chain/K/seed"), ".../gap", hashed once
   // The drivers and platform of `name`, made on first use.
   Platform& platform_for(const std::string& name);
   // The PCI functions of variant `index` as its driver sees them (built once per variant).

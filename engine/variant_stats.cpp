@@ -43,6 +43,18 @@ void VariantStats::add(const TrialRequest& req, const TrialResult& res) {
   if (res.namespace_ps >= 0 && variant_reports_namespace(*req.variant)) namespace_ps_.add(res.namespace_ps);
   if (res.workload_ps >= 0) workload_ps_.add(res.workload_ps);
   ++counts_[static_cast<size_t>(res.status)];
+  if (stages_.size() < res.stages.size()) stages_.resize(res.stages.size());
+  for (size_t k = 0; k < res.stages.size(); ++k) {
+    const StageResult& g = res.stages[k];
+    StageStats& st = stages_[k];
+    ++st.counts[static_cast<size_t>(g.status)];
+    if (g.status == ProbeStatus::ok) {
+      st.time_ps.add(g.time_ps);
+      st.probe_ps.add(g.probe_ps);
+    }
+    st.gap_ps.add(g.gap_ps);
+    if (g.release_ps >= 0) st.release_ps.add(g.release_ps);
+  }
   for (const Phase& p : res.recorder->phases()) {
     auto& ps = phase(p.id);
     ps.polls.add(p.polls);
@@ -78,6 +90,18 @@ VariantReport VariantStats::report(const Variant& v) const {
   r.time_to_failure_ms = failure_ps_.summary(1e9);
   r.namespace_ms = namespace_ps_.summary(1e9);
   r.workload_ms = workload_ps_.summary(1e9);
+  for (size_t k = 0; k < stages_.size() && k < v.chain.size(); ++k) {
+    const StageStats& st = stages_[k];
+    StageReport g;
+    g.driver = v.chain[k].host.driver;
+    g.entry = key_in(kStageEntryNames, v.chain[k].entry);
+    g.status_counts = st.counts;
+    g.time_ms = st.time_ps.summary(1e9);
+    g.probe_ms = st.probe_ps.summary(1e9);
+    g.gap_ms = st.gap_ps.summary(1e9);
+    g.release_ms = st.release_ps.summary(1e9);
+    r.stages.push_back(std::move(g));
+  }
   std::vector<const PhaseStats*> order;
   for (const auto& p : phases_) order.push_back(&p);
   std::sort(order.begin(), order.end(), [](const PhaseStats* a, const PhaseStats* b) {

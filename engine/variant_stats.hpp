@@ -50,6 +50,12 @@ class VariantStats {
   // probe_ps_, critical_ps_: trials that ended ok; failure_ps_: the others' probe_ps (time to failure)
   QuantileSketch probe_ps_, critical_ps_, failure_ps_, namespace_ps_, workload_ps_, delta_ps_;
   StatusCounts counts_{};
+  // boot.chain: per stage, its time and controller 0's probe (ok stages), gap and release (all)
+  struct StageStats {
+    StatusCounts counts{};
+    QuantileSketch time_ps, probe_ps, gap_ps, release_ps;
+  };
+  std::vector<StageStats> stages_;
   std::vector<PhaseStats> phases_;  // every phase recorded; a handful, found by name without building a std::string
 };
 

@@ -31,10 +31,10 @@ nvme_host::nvme_host(sc_core::sc_module_name name, int index)
   SC_THREAD(run);
 }
 
-void nvme_host::begin_trial(HostDriver& driver, const DriverContext& context) {
+void nvme_host::begin_trial(HostDriver& driver, const DriverContext& context, bool new_origin) {
   driver_ = &driver;
   ctx_ = context;
-  t0_ps_ = now_ps();
+  if (new_origin) t0_ps_ = now_ps();
   wakeup_stream_ = Stream(ctx_.seed, ctx_.trial, h_wakeup_);
   irq_stream_ = Stream(ctx_.seed, ctx_.trial, h_irq_);
   log_prefix_.clear();

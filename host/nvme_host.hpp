@@ -64,8 +64,10 @@ class nvme_host : public sc_core::sc_module {
   /// What the target behind the BAR says about its own timed work (nullptr: none).
   void set_target_work(const TimedWork* work) { target_work_ = work; }
   /// A new trial starts now (trial time 0 is the current simulation time) with `driver` on this
-  /// function; calls driver.begin_trial(context). `context`'s pointers outlive the trial.
-  void begin_trial(HostDriver& driver, const DriverContext& context);
+  /// function; calls driver.begin_trial(context). `context`'s pointers outlive the trial. With
+  /// `new_origin` false (a later stage of a boot chain) trial time 0 stays where it was, so the
+  /// stage's times and events continue the trial's.
+  void begin_trial(HostDriver& driver, const DriverContext& context, bool new_origin = true);
   /// Starts `action` of the current trial now (same time origin and streams).
   void start(HostAction action);
   bool done() const { return done_; }

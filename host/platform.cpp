@@ -18,7 +18,7 @@ Platform::Platform(std::vector<nvme_host*> hosts, std::vector<HostDriver*> drive
 }
 
 void Platform::begin_trial(const HostParams& host, const std::vector<PciFunction>& functions, Recorder& recorder,
-                           uint64_t seed, uint64_t trial) {
+                           uint64_t seed, uint64_t trial, bool new_origin) {
   if (functions.size() > hosts_.size()) throw std::logic_error("Platform: more functions than hosts");
   policy_ = drivers_.front()->platform_policy(host);
   // The trial starts at a random phase of a random tick of the host's clock (linux-readiness.md
@@ -33,7 +33,7 @@ void Platform::begin_trial(const HostParams& host, const std::vector<PciFunction
   all_.clear();
   for (size_t i = 0; i < functions.size(); ++i) {
     const DriverContext ctx{&host, &functions[i], &*clock_, &recorder, seed, trial, &boot_};
-    hosts_[i]->begin_trial(*drivers_[i], ctx);
+    hosts_[i]->begin_trial(*drivers_[i], ctx, new_origin);
     all_.push_back(i);
   }
 }

@@ -30,9 +30,11 @@ class Platform {
            std::function<void(size_t)> platform_reset);
 
   /// Begins a trial now on the first `functions.size()` functions: a new boot, the host's clock
-  /// (seeded by `seed`, `trial`), and each function's DriverContext. Call before boot().
+  /// (seeded by `seed`, `trial`), and each function's DriverContext. Call before boot(). With
+  /// `new_origin` false (a later stage of a boot chain, engine/system.cpp) the hosts keep the
+  /// trial's time origin and the controllers keep their state: nothing is reset.
   void begin_trial(const HostParams& host, const std::vector<PciFunction>& functions, Recorder& recorder,
-                   uint64_t seed, uint64_t trial);
+                   uint64_t seed, uint64_t trial, bool new_origin = true);
   /// The boot's probe of every function, in the driver's attach order; returns when boot would
   /// go on (every probe ended). Call from an SC_THREAD.
   void boot();

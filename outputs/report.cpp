@@ -24,6 +24,23 @@ ojson summary_json(const VariantReport& r) {
   if (r.namespace_ms.count) s["namespace_ms"] = to_json(r.namespace_ms);
   if (r.workload_ms.count) s["workload_ms"] = to_json(r.workload_ms);
   s["phases"] = r.phases;
+  if (!r.stages.empty()) {
+    ojson stages = ojson::array();
+    for (const StageReport& g : r.stages) {
+      ojson j;
+      j["driver"] = g.driver;
+      j["entry"] = g.entry;
+      ojson gs;
+      for (size_t i = 0; i < g.status_counts.size(); ++i) gs[to_string(static_cast<ProbeStatus>(i))] = g.status_counts[i];
+      j["status"] = gs;
+      j["time_ms"] = summary_or_null(g.time_ms);
+      j["probe_ms"] = summary_or_null(g.probe_ms);
+      if (g.gap_ms.count && g.gap_ms.max > 0) j["gap_ms"] = to_json(g.gap_ms);
+      if (g.release_ms.count) j["release_ms"] = to_json(g.release_ms);
+      stages.push_back(std::move(j));
+    }
+    s["stages"] = std::move(stages);
+  }
   return s;
 }
 

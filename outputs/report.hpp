@@ -26,6 +26,16 @@ struct RanSettings {
 
 /// Per-variant results, for the table and for tests. Which trials each summary covers is in
 /// docs/output.md ("Which trials each summary covers").
+/// One stage of a boot chain over a variant's trials (Variant::chain).
+struct StageReport {
+  std::string driver;                 ///< the stage's host.driver
+  std::string entry;                  ///< "probe", "kexec" or "unbind"
+  StatusCounts status_counts{};       ///< the stage's probe, by ProbeStatus
+  Summary time_ms;                    ///< the stage's start to its end, over the trials where its probe ended ok
+  Summary probe_ms;                   ///< the stage's start to controller 0's end, same trials
+  Summary gap_ms;                     ///< the gap before it, every trial (reported when a gap was ever > 0)
+  Summary release_ms;                 ///< entry kexec/unbind: the previous stage's shutdown, every trial
+};
 struct VariantReport {
   std::string name;
   RanSettings ran;
@@ -38,6 +48,7 @@ struct VariantReport {
   Summary namespace_ms;  ///< first usable namespace (count 0 unless reported)
   Summary workload_ms;   ///< shutdown / reset / reboot part (count 0 for the probe workload; a shutdown or reset after a boot where no controller probed is not counted)
   nlohmann::ordered_json phases;             ///< per phase: polls and sleeps min/max/mean
+  std::vector<StageReport> stages;           ///< boot.chain's stages; empty without a chain
 };
 struct PairedReport {
   std::string variant, baseline;

@@ -184,6 +184,15 @@ void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
          << format(" %s: p50 %.3f ms, p90 %.3f, max %.3f\n", what, sm->p50, sm->p90, sm->max);
     }
   }
+  // A boot chain: each stage's time (its start to its end) over the trials where it probed well.
+  for (const auto& v : rep.variants)
+    for (size_t k = 0; k < v.stages.size(); ++k) {
+      const StageReport& g = v.stages[k];
+      os << pad(terminal_text(v.name), w) << format(" stage %zu %s%s: ", k + 1, terminal_text(g.driver).c_str(),
+                                                    g.entry == "probe" ? "" : (" (" + g.entry + ")").c_str());
+      if (!g.time_ms.count) os << "n/a (its probe failed in every trial)\n";
+      else os << format("p50 %.3f ms, p90 %.3f, max %.3f (%zu ok)\n", g.time_ms.p50, g.time_ms.p90, g.time_ms.max, g.time_ms.count);
+    }
   for (const auto& p : rep.paired) os << paired_lines(p);
 }
 

@@ -131,6 +131,34 @@ void append_trial_json(std::string& out, const TrialRequest& req, const TrialRes
     out += ",\"workload_ns\":";
     append_int(out, res.workload_ps / 1000);
   }
+  if (!res.stages.empty()) {
+    out += ",\"stages\":[";
+    for (size_t k = 0; k < res.stages.size(); ++k) {
+      const StageResult& g = res.stages[k];
+      if (k) out += ',';
+      out += "{\"driver\":";
+      append_json_string(out, g.stage->host.driver);
+      out += ",\"entry\":\"";
+      out += key_in(kStageEntryNames, g.stage->entry);
+      out += "\",\"status\":\"";
+      out += to_string(g.status);
+      out += '"';
+      if (g.release_ps >= 0) {
+        out += ",\"release_ns\":";
+        append_int(out, g.release_ps / 1000);
+      }
+      out += ",\"gap_ns\":";
+      append_int(out, g.gap_ps / 1000);
+      out += ",\"start_ns\":";
+      append_int(out, g.start_ps / 1000);
+      out += ",\"time_ns\":";
+      append_int(out, g.time_ps / 1000);
+      out += ",\"probe_ns\":";
+      append_int(out, g.probe_ps / 1000);
+      out += '}';
+    }
+    out += ']';
+  }
   append_phases(out, *res.recorder);
   if (events && res.recorder->detailed()) append_events_and_dmesg(out, *res.recorder, req.variant, probe_start_s);
   out += '}';

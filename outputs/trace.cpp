@@ -23,6 +23,7 @@ void TraceWriter::add_trial(const TrialRequest& req, const TrialResult& res) {
   t.critical_path_ps = res.critical_path_ps;
   t.events = res.recorder->events();
   t.phases = res.recorder->phases();
+  t.stages = res.stages;
   t.length_ps = res.critical_path_ps;
   for (const Event& e : t.events) t.length_ps = std::max(t.length_ps, e.t_ps + std::max<int64_t>(e.dur_ps, 0));
   for (const Phase& p : t.phases) t.length_ps = std::max(t.length_ps, p.end_ps);
@@ -84,6 +85,14 @@ ojson metadata(const Scenario& sc) {
                       {"args", {{"name", dev + " device (" + sc.variants[v].controllers[c].label + ")"}}}});
       meta.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", host_tid + 1}, {"ts", 0},
                       {"args", {{"sort_index", host_tid + 1}}}});
+    }
+    if (!sc.variants[v].chain.empty()) {
+      // boot.chain: one track of the stages (release, gap, stage) after the controllers' tracks.
+      const int tid = static_cast<int>(2 * sc.variants[v].controllers.size() + 1);
+      meta.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"ts", 0},
+                      {"args", {{"name", "boot chain"}}}});
+      meta.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"ts", 0},
+                      {"args", {{"sort_index", tid}}}});
     }
   }
   return meta;
@@ -190,6 +199,25 @@ void TraceWriter::emit_trial(TraceEventList& list, const StoredTrial& t, int64_t
     list.emit(pid, 0, ts, -1,
               {{"name", "nvme" + std::to_string(c) + " CSTS"}, {"ph", "C"}, {"ts", us(ts)}, {"pid", pid},
                {"tid", 0}, {"args", {{"RDY", rdy}, {"SHST", 0}, {"CFS", 0}}}});
+  }
+  // boot.chain: per stage its release (kexec/unbind), its gap and the stage itself, on the
+  // "boot chain" track (metadata above).
+  const int chain_tid = static_cast<int>(2 * n_ctrl + 1);
+  for (size_t k = 0; k < t.stages.size(); ++k) {
+    const StageResult& g = t.stages[k];
+    const std::string driver = g.stage ? g.stage->host.driver : "?";
+    auto slice = [&](const std::string& name, const char* cat, int64_t from_ps, int64_t len_ps) {
+      const int64_t ts = ns_of(base, from_ps), end = ns_of(base, from_ps + len_ps);
+      list.emit(pid, chain_tid, ts, end - ts,
+                {{"name", name}, {"cat", cat}, {"ph", "X"}, {"ts", us(ts)}, {"dur", us(end - ts)}, {"pid", pid},
+                 {"tid", chain_tid}, {"args", {{"stage", k + 1}, {"driver", driver}}}});
+    };
+    const int64_t gap_from = g.start_ps - g.gap_ps;
+    if (g.release_ps > 0) slice("release (" + std::string(key_in(kStageEntryNames, g.stage->entry)) + ")", "release",
+                                gap_from - g.release_ps, g.release_ps);
+    if (g.gap_ps > 0) slice("gap", "gap", gap_from, g.gap_ps);
+    slice("stage " + std::to_string(k + 1) + ": " + driver + " (" + to_string(g.status) + ")", "stage", g.start_ps,
+          g.time_ps);
   }
   for (const Phase& p : t.phases) {
     const int tid = 2 * p.ctrl + 1;

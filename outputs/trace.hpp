@@ -48,6 +48,7 @@ class TraceWriter {
     int64_t probe_ps = 0, critical_path_ps = 0, length_ps = 0;
     std::vector<Event> events;
     std::vector<Phase> phases;
+    std::vector<StageResult> stages;  // boot.chain's stages (the "boot chain" track)
   };
   // Adds the events of one stored trial laid out from `base_ps` (its slot's start).
   void emit_trial(TraceEventList& list, const StoredTrial& t, int64_t base_ps) const;

@@ -3,6 +3,7 @@
 // engine (SystemC) fills these in; outputs/ reads them without seeing any SystemC.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "core/recorder.hpp"
 #include "scenario/scenario.hpp"
@@ -18,7 +19,21 @@ struct TrialRequest {
   bool detailed = false;  ///< keep the full event list
 };
 
-/// What one trial gave. `recorder` holds its phases and (when detailed) events.
+/// One stage of a boot chain in one trial (Variant::chain). Times in ps from the trial's start.
+struct StageResult {
+  const BootStage* stage = nullptr;
+  int64_t release_ps = -1;   ///< entry kexec/unbind: the previous stage's shutdown of its live controllers; -1 none
+  int64_t gap_ps = 0;        ///< the gap drawn before the stage
+  int64_t start_ps = 0;      ///< the stage's start (after the release and the gap)
+  int64_t time_ps = 0;       ///< start to the stage's last action's end (its critical path)
+  int64_t probe_ps = 0;      ///< start to controller 0's end (its queues line, its failure)
+  ProbeStatus status = ProbeStatus::ok;  ///< the stage's probe: its first non-ok controller, else ok
+};
+
+/// What one trial gave. `recorder` holds its phases and (when detailed) events. With a boot
+/// chain, probe_status, probe_ps and namespace_ps are the last stage's (the OS's; probe_ps and
+/// namespace_ps from that stage's start), critical_path_ps runs from the trial's start (the
+/// whole chain) and `stages` holds every stage.
 struct TrialResult {
   ProbeStatus status = ProbeStatus::ok;  ///< the first failing controller's status, else ok (probe and workload)
   /// the boot's probe alone (before the workload): ok when every controller reached its queues line
@@ -31,6 +46,7 @@ struct TrialResult {
   /// to the last queues line), reboot (shutdown start to the next boot's last queues line); -1 for probe
   int64_t workload_ps = -1;
   const Recorder* recorder = nullptr;
+  std::vector<StageResult> stages;  ///< boot.chain's stages in order; empty without a chain
 };
 
 /// True when the trials of `v` report `namespace_ns` (time to the first usable namespace): some

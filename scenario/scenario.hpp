@@ -51,10 +51,37 @@ inline constexpr uint64_t kMaxOperationsPerTrial = kDetailedTrialBudgetBytes / k
 /// and before each trial.
 inline constexpr uint64_t kMaxSimulatedPs = uint64_t{1} << 63;
 
+/// boot.chain[].entry: how a stage of the boot chain takes the controllers over from the stage
+/// before it (docs/hosts.md, "Boot chain").
+enum class StageEntry {
+  probe,   ///< the stage probes the controllers as the previous stage left them (firmware -> OS)
+  kexec,   ///< the previous stage, Linux, first shuts its live controllers down (device_shutdown's
+           ///< nvme_shutdown: CC.SHN, wait for SHST), then this stage probes (Linux kexec)
+  unbind,  ///< the same shutdown through Linux's remove path (unbind from nvme, e.g. for SPDK)
+};
+/// boot.chain[].entry's spellings.
+inline constexpr EnumName<StageEntry> kStageEntryNames[] = {
+    {StageEntry::probe, "probe"}, {StageEntry::kexec, "kexec"}, {StageEntry::unbind, "unbind"}};
+
+/// One stage of `boot.chain`: a host driver with its parameters (the `host` section's values
+/// where the stage leaves a key out), the time before it and how it takes the controllers over.
+struct BootStage {
+  HostParams host;
+  /// boot.chain[].gap: from the previous stage's end (and release) to this stage's start (ps;
+  /// firmware to kernel); drawn once per trial. The first stage's gap delays the whole chain.
+  Distribution gap = Distribution::fixed(0);
+  StageEntry entry = StageEntry::probe;
+};
+
 /// One variant: the scenario with one merge patch applied, resolved into typed parameters.
 struct Variant {
   std::string name;
+  /// The host that runs the workload: `host`, or with a boot chain its last stage's parameters
+  /// (the OS: outputs' `ran`, the log format and the workload check follow it).
   HostParams host;
+  /// boot.chain's stages in order (empty: no chain, `host` alone probes). The engine runs them on
+  /// the same controller state in one trial; the last is `host`.
+  std::vector<BootStage> chain;
   LinkParams link;
   std::vector<ControllerParams> controllers;  ///< expanded by `count`; index = N of nvmeN
   Workload workload = Workload::probe;

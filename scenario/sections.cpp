@@ -62,6 +62,55 @@ void read_controllers(const Node& cs, Variant& v) {
   }
 }
 
+// The drivers that are a platform's firmware: a chain that starts with one of them models the
+// hand-off that controllers[].handoff stands in for.
+bool is_firmware(const std::string& driver) { return driver == "edk2" || driver == "seabios" || driver == "uboot"; }
+
+// boot.chain: each stage is a `host` object (the same table, so the same checks) read over the
+// `host` section's typed values, plus its own keys `gap` and `entry`. The variant's host becomes
+// the last stage's (the OS's).
+void read_chain(const Node& n, Document& d) {
+  const ojson& a = n.array();
+  if (a.empty()) n.fail("needs at least one stage; leave boot.chain out for a boot without one");
+  if (a.size() > 16) n.fail("at most 16 stages");
+  std::vector<BootStage> chain;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const Node st = n.at(i);
+    if (!st.json().is_object()) st.fail("must be an object: a host section with \"gap\" and \"entry\"");
+    // The host keys and the stage's own: an unknown key is refused with all of them listed.
+    std::vector<std::string> allowed = host_section().names();
+    allowed.insert(allowed.end(), {"gap", "entry"});
+    st.require_object(allowed);
+    BootStage stage;
+    stage.host = d.variant.host;
+    ojson keys = st.json();
+    if (st.has("gap")) stage.gap = read_distribution(st.at("gap"));
+    if (st.has("entry")) stage.entry = st.at("entry").choice(kStageEntryNames);
+    keys.erase("gap");
+    keys.erase("entry");
+    const Node host_keys(keys, st.source(), st.ptr());
+    // The table's finish checks the keys against the stage's driver and gives a stage that names
+    // no release its driver's first one (host's release belongs to host's driver).
+    read_section(host_keys, host_section(), stage.host);
+    if (!host_keys.has("release") && stage.host.driver == d.variant.host.driver)
+      stage.host.driver_release = d.variant.host.driver_release;
+    if (stage.entry != StageEntry::probe) {
+      const char* what = stage.entry == StageEntry::kexec ? "kexec" : "unbind";
+      if (i == 0)
+        st.at("entry").fail(std::string("\"") + what +
+                            "\" releases the controllers from the stage before, and the first stage has none; use "
+                            "\"probe\" (the default) or add the Linux stage that releases them");
+      if (chain.back().host.driver != "linux")
+        st.at("entry").fail(std::string("\"") + what + "\" is Linux's release (device_shutdown / the remove path); the "
+                            "stage before is host.driver \"" + chain.back().host.driver +
+                            "\": make it \"linux\" or use entry \"probe\"");
+    }
+    chain.push_back(std::move(stage));
+  }
+  d.variant.chain = std::move(chain);
+  d.variant.host = d.variant.chain.back().host;
+}
+
 const Section<Document>& boot_section() {
   using K = Keys<Document>;
   static const Section<Document> s(
@@ -70,7 +119,14 @@ const Section<Document>& boot_section() {
                          "the kernel clock at driver init: where dmesg lines (`--dmesg`, the timeline) start "
                          "(printk times: the other drivers print none)",
                          [](Document& d, double v) { d.variant.probe_start_s = v; }),
-               {"linux"})});
+               {"linux"}),
+       K::row("chain", "array of objects: a `host` section plus `gap` (duration or distribution, default 0) and "
+                       "`entry` (`\"probe\"`, `\"kexec\"` or `\"unbind\"`, default `\"probe\"`)",
+              Default{}, "",
+              "the boot chain: stages run in order in one trial on the same controller state (firmware, then "
+              "the OS; kexec; SPDK taking over from Linux). A stage's host keys default to `host`'s; the "
+              "workload runs on the last stage (docs/hosts.md, \"Boot chain\")",
+              read_chain)});
   return s;
 }
 
@@ -86,10 +142,21 @@ void check_driver_fits(const Node& root, Document& d) {
     std::string others;
     for (const DriverTraits& o : host_driver_traits())
       if (o.runs(workload)) others += (others.empty() ? "\"" : ", \"") + std::string(o.name) + "\"";
-    root.at("workload").fail("host.driver \"" + driver + "\" has no " + workload + " sequence (it runs: " +
+    root.at("workload").fail(std::string(d.variant.chain.empty() ? "" : "the boot chain's last stage: ") + "host.driver \"" + driver + "\" has no " + workload + " sequence (it runs: " +
                              t.workloads + "); the drivers that run it: " + (others.empty() ? "none" : others));
   }
   if (root.has("boot")) check_used_by(root.at("boot"), boot_section(), driver);
+  if (d.variant.chain.empty()) return;
+  // controllers[].handoff stands in for a firmware stage that is not modelled: with a firmware
+  // as the chain's first stage the firmware leaves the state itself, and the two would disagree.
+  const std::string& first = d.variant.chain.front().host.driver;
+  if (!is_firmware(first)) return;
+  const Node cs = root.at("controllers");
+  for (size_t i = 0; i < cs.json().size(); ++i)
+    if (cs.at(i).has("handoff") && cs.at(i).at("handoff").json() == "enabled")
+      cs.at(i).at("handoff").fail("the boot chain's first stage, host.driver \"" + first +
+                                  "\", is the firmware that leaves the controller enabled; leave handoff out (or "
+                                  "\"disabled\": the state before the firmware) or drop the firmware stage");
 }
 
 // The keys a variant may not change, and why.
