@@ -34,11 +34,15 @@ void require_keys(const JsonNode& n, const SectionInfo& s) {
   if (n.json().is_object()) {
     const std::vector<std::string>& allowed = s.names();
     for (const auto& [key, value] : n.json().items()) {
-      if (s.find(key) || !did_you_mean(key, allowed).empty()) continue;
+      if (s.find(key)) continue;
       const std::string where = misplaced(key, s);
-      if (where.empty()) continue;
-      std::string msg = "unknown key \"" + key + "\"; did you mean \"" + where.substr(1, where.rfind('/') - 1) +
-                        "\": {\"" + key + "\": ...} (" + n.ptr() + where + ")? Allowed keys: ";
+      if (where.empty()) continue;  // require_object says it, with its own did-you-mean
+      // A key of a sub-object put one level too high; a near key of this level (host "poll":
+      // spdk's "poll_interval", or Linux's "overrides": {"poll"}) is named beside it.
+      const std::string near = did_you_mean(key, allowed);
+      std::string msg = "unknown key \"" + key + "\"; did you mean " + (near.empty() ? "" : "\"" + near + "\", or ") + "\"" +
+                        where.substr(1, where.rfind('/') - 1) + "\": {\"" + key + "\": ...} (" + n.ptr() + where +
+                        ")? Allowed keys: ";
       for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + allowed[i];
       JsonNode(value, n.source(), n.ptr() + "/" + escape_token(key)).fail(msg);
     }

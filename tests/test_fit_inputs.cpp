@@ -270,7 +270,7 @@ TEST_CASE("fit observations: a filtered copy of a log or two filters of one boot
   CHECK(obs_error("[{\"host\": \"h\", \"text\": " + full + "}, {\"host\": \"h\", \"text\": " + other + "}]") == "no error");
 }
 
-TEST_CASE("fit --print-observations checks the log as fit does; options of the other mode are refused", "[fit][inputs]") {
+TEST_CASE("fit --print-observations checks the log as fit does - options of the other mode are refused", "[fit][inputs]") {
   const std::string d = fresh_dir("fit-print");
   const std::string host = " --kernel 5.6 --hz 250 --tick nohz_idle --cpus 4";
   test::spit(d + "/zero.txt", std::string("[    1.000000] ") + kInit + "\n[    1.000000] " + kQueues + "\n");
@@ -304,7 +304,13 @@ TEST_CASE("fit --print-observations checks the log as fit does; options of the o
   CHECK_FALSE(fs::exists(d + "/p.json"));
   // --kind's help names every kind the reader knows, reset included.
   CHECK(std::system((std::string(NVMESIM_BINARY) + " fit --help > " + d + "/help.txt").c_str()) == 0);
-  CHECK_THAT(read_text_file(d + "/help.txt"), Catch::Contains("--log: boot or module_reload (reset, `nvme reset`, is a kind"));
+  // Boost wraps the help at 80 columns: compare with the white space runs made single spaces.
+  std::string help;
+  for (char c : read_text_file(d + "/help.txt")) {
+    const bool space = c == ' ' || c == '\n';
+    if (!(space && !help.empty() && help.back() == ' ')) help += space ? ' ' : c;
+  }
+  CHECK_THAT(help, Catch::Contains("--log: boot or module_reload (reset, `nvme reset`, is a kind"));
   fs::remove_all(d);
 }
 

@@ -166,7 +166,7 @@ TEST_CASE("run: the table and the summary show what each variant ran (issue 10 i
   fs::remove_all(d);
 }
 
-TEST_CASE("run shutdown-timeout: a shutdown that times out leaves its probe counted; its failure time is the shutdown's", "[summaries][process]") {
+TEST_CASE("run shutdown-timeout: a shutdown that times out leaves its probe counted - its failure time is the shutdown's", "[summaries][process]") {
   const fs::path d = fs::current_path() / "summaries_shutdown";
   fs::remove_all(d);
   fs::create_directories(d);

@@ -93,7 +93,7 @@ TEST_CASE("tick auto at HZ=100 and 300: a 2 ms usleep_range keeps the tick - exa
   CHECK_FALSE(tick_runs_in_usleep_range(TickMode::nohz_idle, 100, 1 * kMs));
 }
 
-TEST_CASE("highres off under NOHZ (auto - nohz_idle): the first tick at or after max; periodic: after min",
+TEST_CASE("highres off under NOHZ (auto - nohz_idle): the first tick at or after max - periodic: after min",
           "[timers][tick]") {
   // HZ=250, phase 2.5 ms: ticks at 1.5, 5.5 ms. Section 6: under NOHZ the next event is the hard
   // expiry (2 ms) rounded up to a tick: 5.5 ms. With the tick running (periodic) the first tick
@@ -130,7 +130,7 @@ TEST_CASE("fsleep on 6.13 at HZ=250 resolves to usleep_range(8000 - 10000) - tic
   CHECK(f.end_ps(clock, timers(250, TickMode::periodic), r, 0, 0.5) == 9'000'000'000);
 }
 
-TEST_CASE("host.tick defaults to auto; a bad spelling is exit 2 listing the allowed values", "[timers][tick][scenario]") {
+TEST_CASE("host.tick defaults to auto - a bad spelling is exit 2 listing the allowed values", "[timers][tick][scenario]") {
   const Scenario sc = load_scenario_text(R"({"schema": "nvmesim.scenario/1", "controllers": [{}]})", "s.json");
   REQUIRE(sc.variants.size() == 1);
   CHECK(sc.variants[0].host.timers.tick == TickMode::automatic);

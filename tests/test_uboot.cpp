@@ -96,7 +96,7 @@ TEST_CASE("uboot: a CSTS of all ones at probe start is -ENODEV with U-Boot's own
   CHECK(t.phases.empty());
 }
 
-TEST_CASE("uboot: an Identify that fails leaves NN at 0; a failing Set Features is -EIO", "[uboot][systemc]") {
+TEST_CASE("uboot: an Identify that fails leaves NN at 0 - a failing Set Features is -EIO", "[uboot][systemc]") {
   // faults.identify_status 6 (Internal Error): nvme_submit_sync_cmd prints the status without the
   // phase tag (6), the phase (1) and the CQ slot, and returns -EIO. nvme_get_info_from_identify's
   // failure is not checked: the probe ends ok with no namespace looked at (NN stays 0). The slot:

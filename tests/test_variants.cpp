@@ -129,11 +129,13 @@ TEST_CASE("A patch whose controllers[i] leaves out keys the base sets gets a war
   CHECK(load_scenario_text(dflt_base, "v.json").warnings.empty());
 }
 
-TEST_CASE("A misplaced key's did-you-mean names its whole pointer; a --set error names the --set that put the value", "[scenario][variants]") {
+TEST_CASE("A misplaced key's did-you-mean names its whole pointer - a --set error names the --set that put the value", "[scenario][variants]") {
   // host.poll belongs under host.overrides: the hint is the pointer from the file's root
   // (/host/overrides/poll), not from the section (/overrides/poll).
   const std::string text = R"J({"schema": "nvmesim.scenario/1", "host": {"poll": "msleep(100)"}, "controllers": [{}]})J";
-  CHECK_THAT(error_of(text), Catch::StartsWith("v.json: /host/poll: ") && Catch::Contains("(/host/overrides/poll)?"));
+  // "poll_interval" (spdk's, a near spelling at this level) is named too: both may be meant.
+  CHECK_THAT(error_of(text), Catch::StartsWith("v.json: /host/poll: unknown key \"poll\"; did you mean \"poll_interval\", or "
+                                               "\"overrides\": {\"poll\": ...} (/host/overrides/poll)?"));
   // Two --set of /trials apply in order: the value 0 comes from the second, which must be named.
   LoadOptions lo;
   lo.sets.push_back(parse_set("/trials=1"));
