@@ -160,6 +160,10 @@ bool nvme_system::run_trial(const TrialRequest& req, TrialResult& r) {
     r.workload_ps = now_rel() - start;
   }
   r.status = platform.result().status;
+  // A kexec/unbind release that failed fails the trial as a failed workload shutdown does: the
+  // OS's probe after it may be ok, but the trial was not (its first failure counts).
+  for (const StageResult& g : r.stages)
+    if (r.status == ProbeStatus::ok && g.release_status != ProbeStatus::ok) r.status = g.release_status;
   r.critical_path_ps = platform.result().critical_path_ps;
   error_ = platform.result().error;
   return error_.empty();
@@ -184,8 +188,11 @@ Platform* nvme_system::run_chain(const TrialRequest& req, TrialResult& r) {
     // probe ended well; none after a failed probe) before this stage starts.
     if (st.entry != StageEntry::probe && prev) {
       const int64_t start = now_rel();
+      const ProbeStatus before = prev->result().status;
       prev->shutdown();
       sr.release_ps = now_rel() - start;
+      // The shutdown's own failure (a probe that had failed already is the earlier stage's).
+      if (before == ProbeStatus::ok) sr.release_status = prev->result().status;
       if (!prev->result().error.empty()) {
         error_ = prev->result().error;
         return nullptr;
@@ -200,6 +207,7 @@ Platform* nvme_system::run_chain(const TrialRequest& req, TrialResult& r) {
     sr.gap_ps = st.gap.sample_ps(gap);
     if (sr.gap_ps > 0) sc_core::wait(sim_delay(sr.gap_ps, "boot.chain gap"));
     sr.start_ps = now_rel();
+    sr.first_phase = recorder_.phases().size();
     p.boot();
     sr.status = p.result().status;
     sr.time_ps = std::max<int64_t>(p.result().critical_path_ps - sr.start_ps, 0);

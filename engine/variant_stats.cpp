@@ -55,7 +55,13 @@ void VariantStats::add(const TrialRequest& req, const TrialResult& res) {
     st.gap_ps.add(g.gap_ps);
     if (g.release_ps >= 0) st.release_ps.add(g.release_ps);
   }
-  for (const Phase& p : res.recorder->phases()) {
+  // summary.phases is the OS's: with a boot chain, the last stage's phases (and the workload's)
+  // only. Counting every stage would fold e.g. EDK2's and Linux's `disable` into one summary
+  // (docs/output.md); the earlier stages have their times in `stages`.
+  const std::vector<Phase>& phases = res.recorder->phases();
+  const size_t first = res.stages.empty() ? 0 : std::min(res.stages.back().first_phase, phases.size());
+  for (size_t i = first; i < phases.size(); ++i) {
+    const Phase& p = phases[i];
     auto& ps = phase(p.id);
     ps.polls.add(p.polls);
     ps.sleeps.add(p.sleeps);

@@ -67,8 +67,10 @@ std::string spdk_log_prefix(double probe_start_s, int64_t t_ps) {
   return buf;
 }
 
-std::string log_prefix(const Variant* v, double probe_start_s, int64_t t_ps) {
-  switch (v ? driver_traits(v->host.driver).log : LogFormat::printk) {
+namespace {
+
+std::string prefix_of(LogFormat f, double probe_start_s, int64_t t_ps) {
+  switch (f) {
     case LogFormat::console: return "";
     case LogFormat::msgbuf: return msgbuf_prefix(probe_start_s, t_ps);
     case LogFormat::spdk_log: return spdk_log_prefix(probe_start_s, t_ps);
@@ -77,20 +79,45 @@ std::string log_prefix(const Variant* v, double probe_start_s, int64_t t_ps) {
   return dmesg_prefix(probe_start_s, t_ps);
 }
 
+}  // namespace
+
+std::string log_prefix(const Variant* v, double probe_start_s, int64_t t_ps) {
+  return prefix_of(v ? driver_traits(v->host.driver).log : LogFormat::printk, probe_start_s, t_ps);
+}
+
 void append_dmesg_trial(std::string& out, const TrialRequest& req, const TrialResult& res, double probe_start_s) {
   out += dmesg_boot_marker(req.variant->name, req.trial);
   out += '\n';
-  const bool printk = driver_traits(req.variant->host.driver).log == LogFormat::printk;
-  if (printk) {
-    out += dmesg_prefix(probe_start_s, 0);
+  // Without a chain one driver wrote every line. With boot.chain each stage's lines are in its
+  // own host's format, and a printk stage (Linux) starts with its own driver-init line at the
+  // stage's start: `nvmesim dmesg` then measures the OS's probe from its init, not from the
+  // firmware's start. A stage's lines run from its start to the next stage's start; the release
+  // before a stage (kexec/unbind: the previous kernel's shutdown) is the previous stage's.
+  const size_t n = res.stages.size();
+  auto format_of = [&](size_t k) {
+    return driver_traits(n ? res.stages[k].stage->host.driver : req.variant->host.driver).log;
+  };
+  auto init_line = [&](int64_t t_ps) {
+    out += dmesg_prefix(probe_start_s, t_ps);
     out += kDmesgInitLine;
     out += '\n';
-  }
+  };
+  size_t k = 0;
+  if (format_of(0) == LogFormat::printk) init_line(n ? res.stages[0].start_ps : 0);
   for (const Event& e : res.recorder->events()) {
     if (e.kind != EventKind::message) continue;
-    out += log_prefix(req.variant, probe_start_s, e.t_ps);
+    while (k + 1 < n && e.t_ps >= res.stages[k + 1].start_ps) {
+      ++k;
+      if (format_of(k) == LogFormat::printk) init_line(res.stages[k].start_ps);
+    }
+    out += prefix_of(format_of(k), probe_start_s, e.t_ps);
     append_dmesg_text(out, e.detail);
     out += '\n';
+  }
+  // Stages with no line of their own still print their init line.
+  while (k + 1 < n) {
+    ++k;
+    if (format_of(k) == LogFormat::printk) init_line(res.stages[k].start_ps);
   }
 }
 

@@ -146,6 +146,9 @@ void append_trial_json(std::string& out, const TrialRequest& req, const TrialRes
       if (g.release_ps >= 0) {
         out += ",\"release_ns\":";
         append_int(out, g.release_ps / 1000);
+        out += ",\"release_status\":\"";
+        out += to_string(g.release_status);
+        out += '"';
       }
       out += ",\"gap_ns\":";
       append_int(out, g.gap_ps / 1000);

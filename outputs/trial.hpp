@@ -23,11 +23,17 @@ struct TrialRequest {
 struct StageResult {
   const BootStage* stage = nullptr;
   int64_t release_ps = -1;   ///< entry kexec/unbind: the previous stage's shutdown of its live controllers; -1 none
+  /// The release's outcome: not ok when that shutdown failed (SHST never complete: Linux goes on
+  /// with "Device shutdown incomplete", and so does the chain); the trial's status then says it.
+  ProbeStatus release_status = ProbeStatus::ok;
   int64_t gap_ps = 0;        ///< the gap drawn before the stage
   int64_t start_ps = 0;      ///< the stage's start (after the release and the gap)
   int64_t time_ps = 0;       ///< start to the stage's last action's end (its critical path)
   int64_t probe_ps = 0;      ///< start to controller 0's end (its queues line, its failure)
   ProbeStatus status = ProbeStatus::ok;  ///< the stage's probe: its first non-ok controller, else ok
+  /// Index in the trial's Recorder::phases() of this stage's first phase (those before it are
+  /// the earlier stages' and its entry's release, the previous OS's shutdown).
+  size_t first_phase = 0;
 };
 
 /// What one trial gave. `recorder` holds its phases and (when detailed) events. With a boot

@@ -94,6 +94,31 @@ void read_chain(const Node& n, Document& d) {
     read_section(host_keys, host_section(), stage.host);
     if (!host_keys.has("release") && stage.host.driver == d.variant.host.driver)
       stage.host.driver_release = d.variant.host.driver_release;
+    // Likewise FreeBSD's kern.hz: the table's finish gives a freebsd section without "hz" 1000,
+    // which for a stage must be host's value when host is freebsd too (the rule: a key the stage
+    // leaves out has host's value).
+    if (!host_keys.has("hz") && stage.host.driver == d.variant.host.driver) stage.host.timers.hz = d.variant.host.timers.hz;
+    // What a chain can mean: firmware first, then one OS (or a userspace driver after the OS lets
+    // the controller go). A firmware after an OS is a reboot (workload "reboot"); an OS that
+    // probes while the one before still holds the controller releases nothing; kexec starts a
+    // Linux kernel, so its stage is Linux; unbind hands the function to another driver, not to
+    // firmware.
+    if (i > 0) {
+      const std::string& before = chain.back().host.driver;
+      const std::string& here = stage.host.driver;
+      if (is_firmware(here) && !is_firmware(before))
+        st.fail("host.driver \"" + here + "\" is firmware, which runs before the OS (\"" + before +
+                "\" here): put it first, or model a reboot with workload \"reboot\"");
+      if (!is_firmware(before) && stage.entry == StageEntry::probe)
+        st.fail("\"" + here + "\" would probe a controller that the stage before (\"" + before +
+                "\") still holds: give it entry \"kexec\" (a Linux kernel after Linux) or \"unbind\" (a driver "
+                "taking the function from Linux)");
+      if (stage.entry == StageEntry::kexec && here != "linux")
+        st.at("entry").fail("kexec starts a Linux kernel; this stage is host.driver \"" + here +
+                            "\": use \"unbind\" for a driver that takes the function over");
+      if (stage.entry == StageEntry::unbind && is_firmware(here))
+        st.at("entry").fail("unbind hands the function to another driver of the running OS, not to firmware \"" + here + "\"");
+    }
     if (stage.entry != StageEntry::probe) {
       const char* what = stage.entry == StageEntry::kexec ? "kexec" : "unbind";
       if (i == 0)

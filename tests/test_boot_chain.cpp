@@ -322,6 +322,14 @@ TEST_CASE("edk2-linux-aws.json: EDK2's stage, then the seed case's 217 -> 6.4 ms
   CHECK(r.variants[0].probe_ms.p50 < 217.242 * 1.05);
   CHECK(r.variants[1].probe_ms.p50 > 6.369 * 0.8);
   CHECK(r.variants[1].probe_ms.p50 < 6.369 * 1.2);
+  // summary.phases is Linux's alone: its disable wait after EDK2's enabled hand-off reads RDY=1,
+  // sleeps once, reads RDY=0 (2 polls, 1 sleep in every trial). EDK2's own disable wait (1 poll
+  // after its 1 ms stall) folded in would make the minimum 1.
+  for (const VariantReport& v : r.variants) {
+    INFO(v.name);
+    CHECK(v.phases["disable"]["polls"]["min"].get<double>() == 2);
+    CHECK(v.phases["disable"]["polls"]["max"].get<double>() == 2);
+  }
   REQUIRE(r.paired.size() == 1);
   CHECK(r.paired[0].delta_ms.p50 > -216.0);
   CHECK(r.paired[0].delta_ms.p50 < -206.0);
@@ -386,4 +394,79 @@ TEST_CASE("trace output: a boot chain's release, gap and stages on a track of th
   for (size_t k = 1; k < 4; ++k)
     CHECK(slices[k]["ts"].get<double>() ==
           Approx(slices[k - 1]["ts"].get<double>() + slices[k - 1]["dur"].get<double>()).margin(0.0011));
+}
+
+TEST_CASE("boot.chain: a kexec whose shutdown fails fails the trial, and says so in the stage's release_status",
+          "[chain][process]") {
+  // shutdown_latency 100 s: the old kernel's SHST wait ends at its timeout (Linux 5.7: the
+  // shutdown timeout, 5 s here as the review measured, "Device shutdown incomplete") and the new
+  // kernel probes the controller anyway: the OS's probe is ok, the trial is not. Before, the
+  // release's failure was dropped: "3 ok".
+  const std::string out = "/tmp/nvmesim-test-kexec-fail-" + std::to_string(::getpid()) + ".jsonl";
+  const auto r = test::run_capture("run " + std::string(NVMESIM_SOURCE_DIR) + "/scenarios/kexec-5.7.json -n 3 -q --format jsonl "
+                                   "--set '/controllers/0/shutdown_latency=\"100s\"' --out " + out);
+  REQUIRE(r.status == 0);
+  const std::string text = test::slurp(out);
+  size_t trials = 0;
+  for (size_t at = text.find("{\"record\":\"trial\""); at != std::string::npos; at = text.find("{\"record\":\"trial\"", at + 1)) {
+    const std::string line = text.substr(at, text.find('\n', at) - at);
+    INFO(line.substr(0, 400));
+    CHECK(line.find("\"status\":\"ok\",\"probe_ns\"") == std::string::npos);  // the trial's status is not ok
+    CHECK(line.find("\"entry\":\"kexec\",\"status\":\"ok\"") != std::string::npos);  // the new kernel's probe is
+    CHECK(line.find("\"release_status\":\"ok\"") == std::string::npos);
+    CHECK(line.find("\"release_status\":\"") != std::string::npos);
+    ++trials;
+  }
+  CHECK(trials == 3);
+  std::remove(out.c_str());
+}
+
+TEST_CASE("boot.chain --dmesg: each stage's lines in its own format, Linux's init line at its stage's start",
+          "[chain][process]") {
+  // edk2-linux-aws: EDK2's console lines carry no timestamp; Linux's init line is printed at the
+  // Linux stage's start (after EDK2 and the 1 s gap), so `nvmesim dmesg` reads the OS's probe:
+  // 5.6 p50 217 ms +- 5 % (the seed case), not EDK2 + gap + probe (~1.22 s, as before).
+  const std::string d = "/tmp/nvmesim-test-chain-dmesg-" + std::to_string(::getpid());
+  const auto r = test::run_capture("run " + std::string(NVMESIM_SOURCE_DIR) + "/scenarios/edk2-linux-aws.json -n 20 -q --dmesg " +
+                                   d + ".txt --out " + d + ".json");
+  REQUIRE(r.status == 0);
+  const std::string log = test::slurp(d + ".txt");
+  // The Linux stage's init line: at boot.probe_start_s (0.537088 s, the seed log's nvme_init)
+  // + EDK2's stage (2.7-3.8 ms) + the 1000 ms gap = 1.5398-1.5409 s; before, it was at 0.537088.
+  const size_t init = log.find("] initcall nvme_init");
+  REQUIRE(init != std::string::npos);
+  const double init_s = std::stod(log.substr(log.rfind('[', init) + 1));
+  CHECK(init_s > 1.5397);
+  CHECK(init_s < 1.5410);
+  CHECK(log.find("[    0.537088] initcall nvme_init") == std::string::npos);
+  // EDK2's lines carry no printk time.
+  CHECK(log.find("\nNvmExpressDriverBindingStart: start\n") != std::string::npos);
+  const auto m = test::run_capture("dmesg " + d + ".txt --out " + d + ".dm.json");
+  REQUIRE(m.status == 0);
+  const auto j = nlohmann::json::parse(test::slurp(d + ".dm.json"));
+  INFO(j.dump().substr(0, 800));
+  bool seen = false;
+  for (const auto& v : j["sources"][0]["variants"]) {
+    if (v["variant"] != "5.6 msleep(100)") continue;
+    const double p50 = v["summary"]["p50"].get<double>();
+    CHECK(p50 > 217.242 * 0.95);
+    CHECK(p50 < 217.242 * 1.05);
+    seen = true;
+  }
+  CHECK(seen);
+  for (const char* ext : {".txt", ".json", ".dm.json"}) std::remove((d + ext).c_str());
+}
+
+TEST_CASE("boot.chain: a freebsd stage without hz takes host's hz when host is freebsd too", "[chain][scenario]") {
+  // The rule (docs/hosts.md, "Boot chain"): a key the stage leaves out has host's value. The
+  // freebsd table's finish gave such a stage kern.hz 1000 whatever host said.
+  const Scenario s = load_scenario_text(R"({"schema": "nvmesim.scenario/1", "host": {"driver": "freebsd", "release": "older", "hz": 100},
+      "controllers": [{}], "boot": {"chain": [{"driver": "edk2"}, {"driver": "freebsd"}]}})", "s.json");
+  REQUIRE(s.variants.at(0).chain.size() == 2);
+  CHECK(s.variants[0].chain[1].host.timers.hz == 100);
+  CHECK(s.variants[0].chain[1].host.driver_release == "older");
+  // With host on another driver, FreeBSD's own default (1000), not Linux's CONFIG_HZ.
+  const Scenario l = load_scenario_text(R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.7", "hz": 250},
+      "controllers": [{}], "boot": {"chain": [{"driver": "edk2"}, {"driver": "freebsd"}]}})", "l.json");
+  CHECK(l.variants.at(0).chain[1].host.timers.hz == 1000);
 }
