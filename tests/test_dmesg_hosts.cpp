@@ -77,6 +77,24 @@ TEST_CASE("dmesg reader: FreeBSD's attach line to its nvd line, with msgbuf time
   CHECK(s.intervals[0].duration_ns() == 2'000'000'000);
 }
 
+TEST_CASE("dmesg reader: an nvd line with two controllers' intervals open ends none - with a warning", "[dmesg][freebsd]") {
+  // Real FreeBSD prints every bus attach line before the config intrhooks reset the devices; nvd
+  // units are numbered over all controllers and the line names none. Closing every open interval
+  // at nvd0 gave nvme1 nvme0's disk time (0.6 - 0.3 = 0.3 s instead of its own 0.7 - 0.31). Now
+  // no interval is made from those lines: unmatched, and said.
+  const std::string log =
+      "[0.300000] nvme0: <Generic NVMe Device> mem 0xfebf0000-0xfebf3fff at device 4.0 on pci0\n"
+      "[0.310000] nvme1: <Generic NVMe Device> mem 0xfebe0000-0xfebe3fff at device 5.0 on pci0\n"
+      "[0.600000] nvd0: <Amazon Elastic Block Store> NVMe namespace\n"
+      "[0.700000] nvd1: <Amazon Elastic Block Store> NVMe namespace\n";
+  const auto p = parse_dmesg_text(log, "fbsd2");
+  CHECK(p.intervals.empty());
+  CHECK(p.unmatched_to == 2);
+  CHECK(p.unclosed == 2);
+  REQUIRE(!p.warnings.empty());
+  CHECK_THAT(p.warnings[0], Catch::Contains("line 3: an nvd line names no controller and 2 controllers' intervals are open"));
+}
+
 TEST_CASE("dmesg reader: FreeBSD nda lines end their own controller's interval", "[dmesg][freebsd]") {
   // nda(4) names the controller: nvme0 1.234567 -> nda0 at nvme0 1.300000: 65.433 ms; nvme1
   // 1.240000 -> nda1 at nvme1 1.350000: 110.000 ms (in the order their end lines come).

@@ -107,6 +107,8 @@ class DmesgScanner::Tracker {
   Tracker(CloseFn close, DmesgCounts& counts) : close_(std::move(close)), counts_(counts) {}
   /// A --to line of controller `ctrl` ("" for a driver-level line) at `ns`.
   void on_to(const std::string& ctrl, int64_t ns);
+  /// Controllers with an interval of their own open.
+  size_t own_open() const { return own_.size(); }
   /// A --from line of controller `ctrl` ("" for a driver-level line) at `ns`, line `line`.
   /// Throws std::length_error past kDmesgMaxOpenControllers open intervals.
   void on_from(const std::string& ctrl, int64_t ns, size_t line);
@@ -250,6 +252,17 @@ void DmesgScanner::line(std::string_view raw) {
   const std::string ctrl = controller_of(l.msg);
   counts_.from_matches += is_from;
   counts_.to_matches += is_to;
+  // FreeBSD's `nvdN: <MODEL> NVMe namespace` names no controller (nvd units are numbered over
+  // all controllers), so with two controllers attaching at once it cannot say whose interval it
+  // ends: closing every open one would give each controller the first disk's time. It ends none
+  // then, with a warning, rather than a wrong interval.
+  if (is_to && ctrl.empty() && l.msg.rfind("nvd", 0) == 0 && tracker_->own_open() > 1) {
+    ++counts_.unmatched_to;
+    warn(source_ + ": line " + std::to_string(counts_.lines) + ": an nvd line names no controller and " +
+         std::to_string(tracker_->own_open()) + " controllers' intervals are open: it ends none (give --to a line "
+         "that names the controller, e.g. nda(4)'s 'nda[0-9]+ at nvme[0-9]+', or measure one controller)");
+    return;
+  }
   if (is_to) tracker_->on_to(ctrl, l.ns);
   try {
     if (is_from) tracker_->on_from(ctrl, l.ns, counts_.lines);
