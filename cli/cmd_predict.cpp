@@ -125,6 +125,12 @@ std::vector<WhatIf> whatifs_of(const po::variables_map& vm, const PosteriorModel
       if (ws[i].name == w.name)
         throw InputError(origin + ": what-if \"" + w.name + "\" is named like " + (i ? "the one of " : "") + origins[i] +
                          "; give each what-if a name of its own (each --kernel once, and distinct names in --whatif)");
+    // A what-if whose host is the reference's own predicts a delta of 0 by construction (the same
+    // trial randomness on the same host): "+0.000 ms" over nothing, not a prediction.
+    if (w.host.host == ws[0].host.host)
+      throw InputError(origin + ": what-if \"" + w.name + "\" has the reference host's own settings (" + ws[0].name +
+                       "): its delta would be 0 by construction; change a host key, or use --baseline to compare "
+                       "observed hosts");
     ws.push_back(w);
     origins.push_back(origin);
   };

@@ -150,6 +150,7 @@ void read_show_regs(const std::string& text, const std::string& name, Observatio
     uint64_t v = 0;
     if (!regs::parse_hex(vs->value, 32, v) || v == 0xFFFFFFFFu)
       throw InputError::at_line(name, vs->line, 1, "version \"" + vs->value + "\" is not a 32-bit register in hex");
+    if (v == 0) throw InputError::at_line(name, vs->line, 1, "version 0 is no NVMe version (1.0 is 10000)");
     const regs::Vs x = regs::Vs::decode(static_cast<uint32_t>(v));
     o.device["vs"] = std::to_string(x.mjr) + "." + std::to_string(x.mnr) + "." + std::to_string(x.ter);
     o.device_from["vs"] = "show-regs " + name + " line " + std::to_string(vs->line);
@@ -186,7 +187,12 @@ void read_id_ctrl(const std::string& text, const std::string& name, Observations
     o.device["identify"]["rtd3e"] = std::to_string(us) + "us";
     o.device_from["identify.rtd3e"] = "id-ctrl " + name + " line " + std::to_string(r->line);
   }
-  if (const DumpValue* v = dump_find(d, "vid")) vid = v->value;
+  if (const DumpValue* v = dump_find(d, "vid")) {
+    uint64_t x = 0;
+    if (!regs::parse_hex(v->value, 16, x))
+      throw InputError::at_line(name, v->line, 1, "vid \"" + v->value + "\" is not a 16-bit PCI vendor id in hex");
+    vid = v->value;
+  }
 }
 
 bool hex4(const std::string& s, size_t at) {
@@ -213,6 +219,9 @@ void read_lspci(const std::string& text, const std::string& name, Observations& 
     std::string here;
     size_t k = l.find(" 0108: ");
     if (k != std::string::npos && hex4(l, k + 7) && l.size() > k + 11 && l[k + 11] == ':' && hex4(l, k + 12)) {
+      // The id is a whole token: "1d0f:80611" is not 1d0f:8061.
+      if (l.size() > k + 16 && l[k + 16] != ' ')
+        throw InputError::at_line(name, line, 1, "\"" + l.substr(k + 7) + "\" is not a vendor:device id (4 + 4 hex digits)");
       here = l.substr(k + 7, 9);
     } else if (l.find("[0108]:") != std::string::npos) {
       const size_t b = l.rfind('[');
@@ -220,6 +229,8 @@ void read_lspci(const std::string& text, const std::string& name, Observations& 
         here = l.substr(b + 1, 9);
     }
     if (here.empty()) continue;
+    if (here == "ffff:ffff")
+      throw InputError::at_line(name, line, 1, "ffff:ffff is all ones: the function did not answer when lspci ran");
     if (!id.empty() && here != id)
       throw InputError::at_line(name, line, 1, "a second NVMe function, " + here + ", beside " + id + " (line " + std::to_string(id_line) +
                                                   "): this version fits one device; keep the line of the one the logs measure");
@@ -229,7 +240,7 @@ void read_lspci(const std::string& text, const std::string& name, Observations& 
     throw InputError::in_source(name, "has no NVMe function (class 0108) line: is it the output of `lspci -n` or `lspci -nn`?");
   if (!vid.empty()) {
     uint64_t v = 0;
-    if (regs::parse_hex(vid, 16, v)) {
+    if (regs::parse_hex(vid, 16, v)) {  // read_id_ctrl checked it
       char want[8];
       std::snprintf(want, sizeof want, "%04llx", static_cast<unsigned long long>(v));
       if (id.substr(0, 4) != want)
@@ -382,8 +393,8 @@ Observations parse_observations(const std::string& text, const std::string& sour
 }
 
 Observations load_observations(const std::string& path) {
-  std::ifstream probe(path);
-  if (!probe) throw IoError(path + ": cannot read the observation file");
+  // read_text_file refuses what is not a regular file (a FIFO would block an open for reading,
+  // issue 16 item 5) and a missing one, as run and predict do.
   const size_t s = path.rfind('/');
   return parse_observations(read_text_file(path), path, s == std::string::npos ? "" : path.substr(0, s));
 }

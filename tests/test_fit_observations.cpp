@@ -2,7 +2,11 @@
 // tools/boot_lines.hpp). Expected intervals are the published log times, subtracted by hand.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <sstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.hpp"
 #include "core/errors.hpp"
@@ -215,4 +219,31 @@ TEST_CASE("observations: a dump that is not one, or of another device, is exit 2
   CHECK_THAT(machine_error(R"({"show_regs": {"txt": []}})"), Contains("unknown key \"txt\""));
   // Eight identical EBS volumes are one device model: the same id on several lines is fine.
   CHECK(machine_error(R"({"lspci": {"text": ["00:04.0 0108: 1d0f:8061", "00:05.0 0108: 1d0f:8061"]}})") == "no error");
+}
+
+TEST_CASE("observations: an lspci id with a tail, all ones, a bad vid or version 0 is refused (stop 23's attack)", "[fit][obs]") {
+  using Catch::Contains;
+  // "1d0f:80611" was read as 1d0f:8061; ffff:ffff is a function that did not answer; a vid that
+  // is not hex skipped the vendor check; version 0 became "0.0.0".
+  CHECK_THAT(machine_error(R"({"lspci": {"text": ["00:04.0 0108: 1d0f:80611"]}})"),
+             Contains("obs.json: /machine/lspci/text:1:1: \"1d0f:80611\" is not a vendor:device id"));
+  CHECK_THAT(machine_error(R"({"lspci": {"text": ["00:04.0 0108: ffff:ffff"]}})"), Contains("ffff:ffff is all ones"));
+  CHECK_THAT(machine_error(R"({"id_ctrl": {"text": ["vid       : zz", "mn        : x"]}})"),
+             Contains("obs.json: /machine/id_ctrl/text:1:1: vid \"zz\" is not a 16-bit PCI vendor id"));
+  CHECK_THAT(machine_error(R"({"id_ctrl": {"text": ["vid       : 0x144d0", "mn        : x"]}})"), Contains("is not a 16-bit PCI vendor id"));
+  CHECK_THAT(machine_error(R"({"show_regs": {"text": ["cap     : 2028033fff", "version : 0"]}})"),
+             Contains("obs.json: /machine/show_regs/text:2:1: version 0 is no NVMe version"));
+  // A revision after the id is fine.
+  CHECK(machine_error(R"J({"lspci": {"text": ["00:04.0 0108: 1d0f:8061 (rev 01)"]}})J") == "no error");
+}
+
+TEST_CASE("fit: a FIFO as the observation file is refused at once - not waited on", "[fit][obs][inputs]") {
+  // It blocked in open(2) before any check (stop 23's attack): `timeout 20` ended it.
+  const std::string d = "/tmp/nvmesim-test-fit-fifo-" + std::to_string(::getpid());
+  std::filesystem::create_directories(d);
+  REQUIRE(::mkfifo((d + "/obs.json").c_str(), 0600) == 0);
+  const auto r = test::run_capture("fit " + d + "/obs.json --out " + d + "/p.json", "timeout 20 ");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(d + "/obs.json"));
+  std::filesystem::remove_all(d);
 }

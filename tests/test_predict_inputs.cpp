@@ -239,3 +239,17 @@ TEST_CASE("predict: the device keys the machine's dumps fixed reach every simula
   std::remove(path.c_str());
   std::remove(out.c_str());
 }
+
+TEST_CASE("predict: a what-if with the reference host's own settings is exit 2 - not a +0.000 ms delta", "[fit][predict][inputs]") {
+  // The shipped posterior's first observed host is amzn-5.6 (kernel 5.6, HZ 250, nohz_idle):
+  // --kernel 5.6 or an empty what-if host ran it against itself and printed delta +0.000 [0, 0].
+  auto r = test::run_capture("predict " + kPosterior + " --kernel 5.6 --draws 10 --trials 1");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--kernel 5.6: what-if \"5.6\" has the reference host's own settings (amzn-5.6 (observed))"));
+  const std::string wf = tmp("whatif-same");
+  test::spit(wf, R"({"whatifs": [{"name": "a", "host": {}}]})");
+  r = test::run_capture("predict " + kPosterior + " --whatif " + wf + " --draws 10 --trials 1");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(wf + ": /whatifs/0/name: what-if \"a\" has the reference host's own settings"));
+  std::remove(wf.c_str());
+}
