@@ -346,7 +346,9 @@ std::vector<PointState> shard_states(const SweepDirs& d, const Sweep& sw, const 
     // line edited in place, which keeps the count and the summary, is run again (issue 16 item 16).
     if (fs == FileState::complete) {
       st.jsonl = jsonl_record(path);
-      if (st.jsonl.is_null() || (rec != recorded.end() && !rec->second.jsonl.is_null() && rec->second.jsonl != st.jsonl))
+      // A point the manifest says is done but whose record is missing (an older manifest, or a
+      // record deleted beside an edit) cannot be checked: run it again.
+      if (st.jsonl.is_null() || (rec != recorded.end() && (rec->second.jsonl.is_null() || rec->second.jsonl != st.jsonl)))
         fs = FileState::incomplete;
     }
     if (fs == FileState::complete) {

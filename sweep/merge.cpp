@@ -83,9 +83,15 @@ void check_point_against_file(const ojson& p, size_t k, const std::string& path,
     throw InputError(path, where, "point " + std::to_string(p["index"].get<size_t>()) + " is done, but its point file " +
                                       file + " is missing or has no summary record, so its summary cannot be checked; "
                                       "copy the sweep folder whole, or run the point again with 'nvmesim sweep ... --resume'");
-  // The whole file against the size and hash the sweep recorded (a manifest written before they
-  // were recorded has none): an edited trial line keeps the summary (issue 16 item 16).
-  if (p.contains("jsonl") && jsonl_record(file) != p["jsonl"])
+  // The whole file against the size and hash the sweep recorded: an edited trial line keeps the
+  // summary (issue 16 item 16). A done point without the record (a manifest of an older nvmesim,
+  // or one whose record was deleted with the file edited) cannot be checked, so it is refused too:
+  // accepting it would let an edit through.
+  if (!p.contains("jsonl"))
+    throw InputError(path, where, "point " + std::to_string(p["index"].get<size_t>()) + " is done, but the manifest "
+                                      "records no size and hash of its point file (\"jsonl\"), so the file cannot be "
+                                      "checked; run 'nvmesim sweep ... --resume' on the folder to check and record it");
+  if (jsonl_record(file) != p["jsonl"])
     throw InputError(path, where + "/jsonl", "point " + std::to_string(p["index"].get<size_t>()) + "'s point file " + file +
                                                  " no longer has the size and FNV-1a 64 hash the sweep recorded (it was "
                                                  "changed after the sweep); merge refuses it: restore the file, or remove it "

@@ -220,6 +220,20 @@ TEST_CASE("item 16: --resume and merge check a point's .jsonl against its record
   r = run_capture("merge " + dir + " --out " + out);
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("/points/0/jsonl/fnv1a64: must be 16 lowercase hex digits"));
+  // A done point whose record was deleted beside an edit of its file (stop 23's attack: it then
+  // passed --resume and merge): merge refuses it, --resume runs it again.
+  m["points"][0].erase("jsonl");
+  spit(dir + "/manifest.json", m.dump(2) + "\n");
+  spit(f0, edit_a_trial_digit(orig0));
+  r = run_capture("merge " + dir + " --out " + out);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(dir + "/manifest.json: /points/0: point 0 is done, but the manifest records no size and hash"));
+  r = run_capture("sweep " + sw + " --out " + dir + " -j 1 --resume");
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.err, Contains("2 done (1 already complete)"));
+  CHECK(slurp(f0) == orig0);
+  REQUIRE(run_capture("merge " + dir + " --out " + out).status == 0);
   fs::remove_all(d);
 }
 
