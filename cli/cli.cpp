@@ -35,7 +35,11 @@ void print_usage(std::ostream& os) {
         "release.\n\nCommands:\n";
   for (const auto& c : commands()) {
     std::string left = std::string(c.name) + " " + c.args;
-    os << "  " << left << std::string(left.size() < 22 ? 22 - left.size() : 1, ' ') << c.summary << "\n";
+    // A name and arguments too long for the column put the summary on a line of its own.
+    if (left.size() < 22)
+      os << "  " << left << std::string(22 - left.size(), ' ') << c.summary << "\n";
+    else
+      os << "  " << left << "\n" << std::string(24, ' ') << c.summary << "\n";
   }
   os << "\nOptions:\n  -h, --help            this help\n  --version             print the version\n\n"
         "Run 'nvmesim <command> --help' for a command's options.\n"
