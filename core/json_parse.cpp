@@ -31,6 +31,24 @@ std::pair<size_t, size_t> line_column(const std::string& text, size_t offset) {
   return {line, col};
 }
 
+/// The offset of the first byte at or after `j` that is neither white space nor inside a
+/// comment (text.size() at the end): what follows a string, to tell a key from a value.
+size_t next_token(const std::string& text, size_t j) {
+  while (j < text.size()) {
+    if (std::strchr(" \t\r\n", text[j])) {
+      ++j;
+    } else if (text.compare(j, 2, "//") == 0) {
+      while (j < text.size() && text[j] != '\n') ++j;
+    } else if (text.compare(j, 2, "/*") == 0) {
+      const size_t end = text.find("*/", j + 2);
+      j = end == std::string::npos ? text.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  return j;
+}
+
 /// Byte offset of the opening quote of the `n`-th object key (from 0) of `text`, in document
 /// order: a string followed, after white space and comments, by ':'. Used only after the parser
 /// has read that far, so the text is valid JSON up to there.
@@ -48,19 +66,7 @@ size_t offset_of_key(const std::string& text, size_t n) {
       for (++i; i < text.size() && text[i] != '"'; ++i)
         if (text[i] == '\\') ++i;
       // Is the next token a ':'?
-      size_t j = i + 1;
-      while (j < text.size()) {
-        if (std::strchr(" \t\r\n", text[j])) {
-          ++j;
-        } else if (text.compare(j, 2, "//") == 0) {
-          while (j < text.size() && text[j] != '\n') ++j;
-        } else if (text.compare(j, 2, "/*") == 0) {
-          const size_t end = text.find("*/", j + 2);
-          j = end == std::string::npos ? text.size() : end + 2;
-        } else {
-          break;
-        }
-      }
+      const size_t j = next_token(text, i + 1);
       if (j < text.size() && text[j] == ':' && count++ == n) return start;
     }
   }
@@ -91,19 +97,7 @@ size_t offset_of_value(const std::string& text, size_t n) {
         if (text[i] == '\\') ++i;
       // A key when the next token is ':' (a key is never followed by a comment in our writers, but
       // may be in an input: skip them as offset_of_key does).
-      size_t j = i + 1;
-      while (j < text.size()) {
-        if (std::strchr(" \t\r\n", text[j])) {
-          ++j;
-        } else if (text.compare(j, 2, "//") == 0) {
-          while (j < text.size() && text[j] != '\n') ++j;
-        } else if (text.compare(j, 2, "/*") == 0) {
-          const size_t end = text.find("*/", j + 2);
-          j = end == std::string::npos ? text.size() : end + 2;
-        } else {
-          break;
-        }
-      }
+      const size_t j = next_token(text, i + 1);
       value = !(j < text.size() && text[j] == ':');
     } else if (c != '{' && c != '[') {
       // A number or a literal: skip to its last byte.
