@@ -128,8 +128,8 @@ bool nvme_system::run_trial(const TrialRequest& req, TrialResult& r) {
                            Stream(req.seed, req.trial, h_link_write_stall_[i]));
     controllers_[i]->begin_trial(&v.controllers[i], req.seed, req.trial, &recorder_);
   }
-  const int64_t t0 = static_cast<int64_t>(sc_core::sc_time_stamp().value());
-  auto now_rel = [&] { return static_cast<int64_t>(sc_core::sc_time_stamp().value()) - t0; };
+  const int64_t t0 = sim_now_ps();
+  auto now_rel = [&] { return sim_now_ps() - t0; };
   Platform* chosen = nullptr;
   if (v.chain.empty()) {
     chosen = &platform_for(v.host.driver);
@@ -171,8 +171,8 @@ bool nvme_system::run_trial(const TrialRequest& req, TrialResult& r) {
 
 Platform* nvme_system::run_chain(const TrialRequest& req, TrialResult& r) {
   const Variant& v = *req.variant;
-  const int64_t t0 = static_cast<int64_t>(sc_core::sc_time_stamp().value());
-  auto now_rel = [&] { return static_cast<int64_t>(sc_core::sc_time_stamp().value()) - t0; };
+  const int64_t t0 = sim_now_ps();
+  auto now_rel = [&] { return sim_now_ps() - t0; };
   while (h_stage_.size() < v.chain.size()) {
     const std::string k = std::to_string(h_stage_.size());
     h_stage_.push_back(fnv1a64("boot/chain/" + k + "/seed"));

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "models/nvme_regs.hpp"
+#include "models/sim_time.hpp"
 
 namespace nvmesim {
 
@@ -14,7 +15,7 @@ void host_memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   const uint64_t addr = trans.get_address();
   const uint32_t len = trans.get_data_length();
   if (addr == regs::platform::kMsixAddress && trans.is_write()) {
-    last_irq_ps_ = static_cast<int64_t>((sc_core::sc_time_stamp() + delay).value());
+    last_irq_ps_ = add_ps(sim_now_ps(), static_cast<int64_t>(delay.value()));
     irq.notify(delay);
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
@@ -26,7 +27,7 @@ void host_memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   if (trans.is_read()) std::memcpy(trans.get_data_ptr(), bytes_.data() + addr, len);
   else {
     std::memcpy(bytes_.data() + addr, trans.get_data_ptr(), len);
-    dirty_ = true;
+    mark(addr, len);
     if (watch_cq_writes && addr < hostmem::kIdentify && addr + len > hostmem::kAdminCq) cq_write.notify(delay);
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);

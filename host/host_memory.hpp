@@ -33,17 +33,23 @@ class host_memory : public sc_core::sc_module {
   bool watch_cq_writes = false;
 
   explicit host_memory(sc_core::sc_module_name name);
-  /// Direct access for the probe (host CPU side); counts as a possible write.
-  uint8_t* at(uint64_t addr) {
-    dirty_ = true;
+  /// The host CPU's read of the bytes at bus address `addr` (within kSize).
+  const uint8_t* view(uint64_t addr) const { return bytes_.data() + addr; }
+  /// The host CPU's write of `len` bytes at bus address `addr` (addr + len <= kSize): the bytes to
+  /// fill in, remembered for the next clear().
+  uint8_t* write_at(uint64_t addr, uint32_t len) {
+    mark(addr, len);
     return bytes_.data() + addr;
   }
-  /// Zeroes the queues and the Identify buffer for a new probe, when anything may have been
-  /// written since the last clear (a probe that fails before the admin queue touches nothing). The
-  /// first 4 KiB below the admin SQ are never addressed, so they are left alone.
+  /// Zeroes what was written (by DMA or through write_at) since the last clear, for a new probe:
+  /// the queues and the Identify buffer start zeroed, and a probe that fails before the admin
+  /// queue clears nothing. Only the written range is cleared, not the 12 KiB of queues and
+  /// buffer (issue 15 item 3: host memory cleared only where written).
   void clear() {
-    if (dirty_) std::fill(bytes_.begin() + hostmem::kAdminSq, bytes_.end(), uint8_t{0});
-    dirty_ = false;
+    if (dirty_hi_ > dirty_lo_) std::fill(bytes_.begin() + static_cast<std::ptrdiff_t>(dirty_lo_),
+                                         bytes_.begin() + static_cast<std::ptrdiff_t>(dirty_hi_), uint8_t{0});
+    dirty_lo_ = hostmem::kSize;
+    dirty_hi_ = 0;
   }
   /// Absolute time (ps) the last MSI-X message arrived.
   int64_t last_irq_ps() const { return last_irq_ps_; }
@@ -52,7 +58,13 @@ class host_memory : public sc_core::sc_module {
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   std::array<uint8_t, hostmem::kSize> bytes_{};
   int64_t last_irq_ps_ = 0;
-  bool dirty_ = false;  // written (by DMA or through at()) since the last clear()
+  void mark(uint64_t addr, uint32_t len) {
+    dirty_lo_ = std::min(dirty_lo_, addr);
+    dirty_hi_ = std::max(dirty_hi_, addr + len);
+  }
+  // The bytes written (by DMA or through write_at) since the last clear(): [dirty_lo_, dirty_hi_).
+  uint64_t dirty_lo_ = hostmem::kSize;
+  uint64_t dirty_hi_ = 0;
 };
 
 }  // namespace nvmesim

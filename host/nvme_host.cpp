@@ -10,7 +10,7 @@
 namespace nvmesim {
 
 namespace {
-int64_t now_ps() { return static_cast<int64_t>(sc_core::sc_time_stamp().value()); }
+int64_t now_ps() { return sim_now_ps(); }
 sc_core::sc_time ps_time(int64_t ps) { return sim_delay(ps, "the host"); }
 
 using regs::le32;
@@ -304,7 +304,7 @@ void nvme_host::reset_admin_queue(uint32_t depth) {
 
 uint16_t nvme_host::submit(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid) {
   // Build the SQE in host memory and ring the SQ tail doorbell.
-  uint8_t* sqe = memory.at(hostmem::kAdminSq + uint64_t{sq_tail_} * regs::kSqeBytes);
+  uint8_t* sqe = memory.write_at(hostmem::kAdminSq + uint64_t{sq_tail_} * regs::kSqeBytes, regs::kSqeBytes);
   std::memset(sqe, 0, regs::kSqeBytes);
   const uint16_t cid = next_cid_++;
   outstanding_ = true;
@@ -338,7 +338,7 @@ std::optional<Completion> nvme_host::wait_cqe(uint16_t cid, CompletionWait how, 
   memory.watch_cq_writes = how == CompletionWait::poll;
   for (;;) {
     sync();  // after a CQ head doorbell write, before the next CQE is looked at
-    uint8_t* cqe = memory.at(hostmem::kAdminCq + uint64_t{cq_head_} * regs::kCqeBytes);
+    const uint8_t* cqe = memory.view(hostmem::kAdminCq + uint64_t{cq_head_} * regs::kCqeBytes);
     // Wait for a CQE with the expected phase tag; an interrupt may come before we wait for it.
     while (((le32(cqe + 12) >> 16) & 1u) != (cq_phase_ ? 1u : 0u)) {
       const int64_t now = now_ps();

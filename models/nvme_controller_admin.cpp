@@ -11,7 +11,7 @@
 namespace nvmesim {
 
 namespace {
-int64_t now_ps() { return static_cast<int64_t>(sc_core::sc_time_stamp().value()); }
+int64_t now_ps() { return sim_now_ps(); }
 sc_core::sc_time ps_time(int64_t ps) { return sim_delay(ps, "the controller's admin queue"); }
 
 const char* opcode_name(uint8_t op) {

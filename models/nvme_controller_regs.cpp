@@ -6,11 +6,12 @@
 #include <string>
 
 #include "models/nvme_controller.hpp"
+#include "models/sim_time.hpp"
 
 namespace nvmesim {
 
 namespace {
-int64_t now_ps() { return static_cast<int64_t>(sc_core::sc_time_stamp().value()); }
+int64_t now_ps() { return sim_now_ps(); }
 constexpr uint64_t kAll = ~0ull;
 /// Doorbells: an SQ tail and a CQ head doorbell for each of the 65536 queue identifiers.
 constexpr uint32_t kDoorbells = 2 * 65536;

@@ -10,7 +10,7 @@ namespace nvmesim {
 namespace {
 constexpr uint32_t kFramingBytes = 8;
 
-int64_t now_ps() { return static_cast<int64_t>(sc_core::sc_time_stamp().value()); }
+int64_t now_ps() { return sim_now_ps(); }
 sc_core::sc_time ps_time(int64_t ps) { return sim_delay(ps, "the PCIe link"); }
 }  // namespace
 

@@ -117,9 +117,14 @@ class RegisterFile {
       if (rows[i].storage >= n) throw std::logic_error(std::string("register ") + rows[i].name + ": bad storage");
     set_array_stride(4);
   }
-  /// Bytes between the elements of array rows (the doorbell stride, 4 << CAP.DSTRD).
+  /// Bytes between the elements of array rows (the doorbell stride, 4 << CAP.DSTRD): a power of
+  /// two from 1 to 2^32. Throws std::logic_error for any other value.
   void set_array_stride(uint64_t stride) {
+    if (stride == 0 || stride > (uint64_t{1} << 32) || (stride & (stride - 1)) != 0)
+      throw std::logic_error("RegisterFile: array stride " + std::to_string(stride) + " is not a power of two");
     stride_ = stride;
+    stride_shift_ = 0;
+    while ((uint64_t{1} << stride_shift_) != stride) ++stride_shift_;
     space_ = fixed_space_;
     if (space_ == 0)
       for (size_t i = 0; i < n_; ++i) space_ = std::max(space_, end_of(rows_[i]));
@@ -129,17 +134,18 @@ class RegisterFile {
   /// Decodes an access of `len` bytes at `offset` into `hit`.
   Decoded decode(uint64_t offset, uint32_t len, Hit& hit) const {
     if (len < min_len_ || len > 8 || (len & (len - 1)) != 0) return Decoded::bad_width;
-    if (offset % len != 0) return Decoded::misaligned;
+    if ((offset & (len - 1)) != 0) return Decoded::misaligned;  // len is a power of two (above)
     if (offset >= space_ || len > space_ - offset) return Decoded::out_of_range;
     for (size_t i = 0; i < n_; ++i) {
       const Spec& r = rows_[i];
       if (offset + len <= r.offset || offset >= end_of(r)) continue;
       const uint64_t rel = offset - std::min(offset, r.offset);
-      const uint64_t within = r.count > 1 ? rel % stride_ : rel;
+      // The stride is a power of two: no division per access (issue 15).
+      const uint64_t within = r.count > 1 ? rel & (stride_ - 1) : rel;
       if (offset < r.offset) return Decoded::bad_width;  // starts before the register
       if (within >= r.bytes) return Decoded::reserved;   // between two array elements
       if (within + len > r.bytes) return Decoded::bad_width;
-      hit = Hit{&r, static_cast<uint32_t>(r.count > 1 ? rel / stride_ : 0), static_cast<uint32_t>(within)};
+      hit = Hit{&r, static_cast<uint32_t>(r.count > 1 ? rel >> stride_shift_ : 0), static_cast<uint32_t>(within)};
       return Decoded::ok;
     }
     return Decoded::reserved;
@@ -198,6 +204,7 @@ class RegisterFile {
   uint32_t min_len_;
   uint64_t fixed_space_;
   uint64_t stride_ = 4;
+  unsigned stride_shift_ = 2;  // log2(stride_)
   uint64_t space_ = 0;
   std::array<uint64_t, kMaxRows> values_{};
   std::array<bool, kMaxRows> written_{};

@@ -107,3 +107,44 @@ TEST_CASE("doorbell offsets follow 1000h + (2y + n)(4 << DSTRD)", "[regs]") {
   CHECK(kCrto == 0x68);
   CHECK(kCsts == 0x1C);
 }
+
+// ---- RegisterFile: the doorbell array decode at each CAP.DSTRD (issue 15: shifts, no division) ----
+#include <stdexcept>
+
+#include "models/register_file.hpp"
+
+namespace {
+struct NoHooks {};
+// A BAR0-like table: a 4-byte register at 0x14 (CC) and an array of 4 doorbells from 0x1000.
+const nvmesim::RegisterSpec<NoHooks> kDoorbellTable[] = {
+    {"CC", 0x14, 4, nvmesim::Access::rw, 0xFFFFFFFFull, 0, nvmesim::reset_by::all, 0, nullptr, nullptr, nullptr, 1},
+    {"DB", 0x1000, 4, nvmesim::Access::rw, 0xFFFFull, 0, nvmesim::reset_by::all, 1, nullptr, nullptr, nullptr, 4},
+};
+}  // namespace
+
+TEST_CASE("RegisterFile decodes doorbell y at 1000h + y x (4 << DSTRD) for DSTRD 0 - 1 - 10", "[regs]") {
+  using File = nvmesim::RegisterFile<NoHooks>;
+  File f(kDoorbellTable, 2, 4, 0);
+  File::Hit hit;
+  for (const unsigned dstrd : {0u, 1u, 10u}) {
+    const uint64_t stride = 4ull << dstrd;  // 4, 8, 4096 bytes
+    f.set_array_stride(stride);
+    INFO("DSTRD " << dstrd);
+    // Doorbell 3 starts at 0x1000 + 3 x stride: element 3, byte 0.
+    REQUIRE(f.decode(0x1000 + 3 * stride, 4, hit) == nvmesim::Decoded::ok);
+    CHECK(hit.index == 3);
+    CHECK(hit.byte == 0);
+    // 2 bytes into doorbell 2 (a 2-byte access is below the BAR0 minimum of 4: refused as a width).
+    CHECK(f.decode(0x1000 + 2 * stride + 2, 2, hit) == nvmesim::Decoded::bad_width);
+    // Past doorbell 3's 4 bytes, inside its stride (DSTRD > 0): reserved; past the array: out of range.
+    if (stride > 4) CHECK(f.decode(0x1000 + 3 * stride + 4, 4, hit) == nvmesim::Decoded::reserved);
+    CHECK(f.decode(0x1000 + 4 * stride, 4, hit) == nvmesim::Decoded::out_of_range);
+    // Misaligned: 0x16 is not a multiple of 4.
+    CHECK(f.decode(0x16, 4, hit) == nvmesim::Decoded::misaligned);
+    REQUIRE(f.decode(0x14, 4, hit) == nvmesim::Decoded::ok);
+    CHECK(hit.index == 0);
+  }
+  // A stride that is not a power of two cannot come from 4 << DSTRD: a programming error.
+  CHECK_THROWS_AS(f.set_array_stride(12), std::logic_error);
+  CHECK_THROWS_AS(f.set_array_stride(0), std::logic_error);
+}

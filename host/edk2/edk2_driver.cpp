@@ -119,7 +119,7 @@ bool edk2_driver::admin_setup() {
   const size_t ph = host().open_phase(kAdmin);
   host().set_state(HostState::admin_commands);
   const char* err = admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify);
-  const uint32_t nn = err ? 0 : regs::le32(host().memory.at(hostmem::kIdentify) + kIdentifyNnOffset);
+  const uint32_t nn = err ? 0 : regs::le32(host().memory.view(hostmem::kIdentify) + kIdentifyNnOffset);
   const uint32_t qsize = kIoDepth - 1;
   for (uint32_t qid = 1; !err && qid <= 2; ++qid)
     err = admin(regs::opcode::kCreateIoCq, qid | qsize << 16, 0x1 /* contiguous, no interrupts */, kIoCq * qid);

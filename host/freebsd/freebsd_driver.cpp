@@ -279,7 +279,7 @@ bool freebsd_driver::admin_setup() {
     const bool ok = admin_ok(admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify),
                              "nvme_identify_controller failed!");
     if (ok) {
-      const uint8_t* id = host().memory.at(hostmem::kIdentify);
+      const uint8_t* id = host().memory.view(hostmem::kIdentify);
       nn = regs::le32(id + kIdentifyNnOffset);
       model_.assign(reinterpret_cast<const char*>(id + regs::identify::kMnOffset), regs::identify::kMnBytes);
       while (!model_.empty() && (model_.back() == ' ' || model_.back() == '\0')) model_.pop_back();

@@ -289,7 +289,7 @@ bool linux_driver::identify_controller(size_t phase) {
 void linux_driver::read_identify_controller() {
   // What the driver keeps from Identify Controller: the model (core quirks) and RTD3E.
   const HostParams& h = host().params();
-  const uint8_t* id = host().memory.at(hostmem::kIdentify);
+  const uint8_t* id = host().memory.view(hostmem::kIdentify);
   std::string model(reinterpret_cast<const char*>(id + regs::identify::kMnOffset), regs::identify::kMnBytes);
   while (!model.empty() && (model.back() == ' ' || model.back() == '\0')) model.pop_back();
   const unsigned vid = id[regs::identify::kVidOffset] | id[regs::identify::kVidOffset + 1] << 8;

@@ -187,7 +187,7 @@ void linux_driver::check_namespace(const PhaseNames& names) {
   for (;;) {
     if (!admin(regs::opcode::kIdentify, regs::cns::kNamespaceCsIndep, 0, hostmem::kIdentify, 1)) return;
     ++h.phase(ph).polls;
-    if (h.memory.at(hostmem::kIdentify)[regs::identify::kNstatOffset] & regs::identify::kNstatNrdy) break;
+    if (h.memory.view(hostmem::kIdentify)[regs::identify::kNstatOffset] & regs::identify::kNstatNrdy) break;
     // Sleep until the event's interrupt delivers its completion.
     if (!h.async_completed() && !await_completion(h.async_cid())) return;
     h.clear_async_completed();

@@ -144,7 +144,7 @@ bool openbsd_driver::admin_setup(const PhaseId& phase) {
   const uint32_t qsize = kIoEntries - 1;  // 0's based
   bool ok = admin("unable to identify controller", kIdentifyTimeoutPs, regs::opcode::kIdentify,
                   regs::cns::kController, 0, hostmem::kIdentify);
-  const uint32_t nn = ok ? regs::le32(host().memory.at(hostmem::kIdentify) + kIdentifyNnOffset) : 0;
+  const uint32_t nn = ok ? regs::le32(host().memory.view(hostmem::kIdentify) + kIdentifyNnOffset) : 0;
   ok = ok &&
        admin("unable to create io q", kQueueTimeoutPs, regs::opcode::kCreateIoCq, 1 | qsize << 16,
              0x3 /* contiguous, interrupts */, kIoCq) &&

@@ -138,7 +138,7 @@ bool seabios_driver::admin_setup() {
   auto status_of = [&] { return timed_out ? ProbeStatus::eintr : ProbeStatus::eio; };
   if (!admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify, 0, timed_out, status))
     return failed("NVMe couldn't identify controller.", status_of());
-  const uint32_t nn = regs::le32(host().memory.at(hostmem::kIdentify) + kIdentifyNnOffset);
+  const uint32_t nn = regs::le32(host().memory.view(hostmem::kIdentify) + kIdentifyNnOffset);
   // No namespace: nothing to boot from; SeaBIOS drops the controller without a line of its own.
   // The device model reports NN = controllers[].identify.nn (default 0: every such controller
   // ends here, enodev, after the readiness waits and Identify).

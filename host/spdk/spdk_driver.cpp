@@ -222,7 +222,7 @@ bool spdk_driver::admin_setup() {
   if (!cmd("nvme_ctrlr_identify", 697, "nvme_identify_controller failed!", regs::opcode::kIdentify,
            regs::cns::kController, 0, hostmem::kIdentify, 0))
     return false;
-  const uint8_t* id = host().memory.at(hostmem::kIdentify);
+  const uint8_t* id = host().memory.view(hostmem::kIdentify);
   const uint32_t nn = regs::le32(id + kIdentifyNnOffset);
   rtd3e_us_ = regs::le32(id + regs::identify::kRtd3eOffset);
   if (!cmd("nvme_ctrlr_set_num_qpairs", 872, "Set Features - Number of Queues failed!", regs::opcode::kSetFeatures,

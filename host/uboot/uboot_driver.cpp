@@ -147,7 +147,7 @@ bool uboot_driver::admin_setup() {
   }
   uint32_t nn = 0;
   if (admin(regs::opcode::kIdentify, regs::cns::kController, 0, hostmem::kIdentify) == 0)
-    nn = regs::le32(host().memory.at(hostmem::kIdentify) + kIdentifyNnOffset);
+    nn = regs::le32(host().memory.view(hostmem::kIdentify) + kIdentifyNnOffset);
   for (uint32_t ns = 1; ns <= nn; ++ns) {
     if (admin(regs::opcode::kIdentify, regs::cns::kNamespace, 0, hostmem::kIdentify, ns) != 0)
       return failed(-EIO);  // whatever the cause
