@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/cli.hpp"
+#include "core/atomic_file.hpp"
 #include "scenario/scenario.hpp"
 #include "support.hpp"
 #include "sweep/run.hpp"
@@ -457,4 +459,55 @@ TEST_CASE("a sweep hands out its points largest estimate first, and the order ch
   CHECK(ojson::parse(slurp("to-1/manifest.json"))["points"] == ojson::parse(slurp("to-2/manifest.json"))["points"]);
   for (const char* d : {"to-1", "to-2"}) remove_tree(d);
   for (const std::string& f : {sweep, log, exe}) std::remove(f.c_str());
+}
+
+TEST_CASE("sweep workers are forks that run the point without executing a binary", "[sweep][process]") {
+  // With worker_main set (as nvmesim sweep sets it), no program is executed: an `exe` that does
+  // not exist still gives every point, with the same files as the CLI's sweep.
+  const std::string sweep = write_grid6("tf", 20);
+  for (const char* d : {"tf-1", "tf-2"}) remove_tree(d);
+  const Sweep sw = nvmesim::load_sweep_file(sweep);
+  nvmesim::SweepRunOptions o;
+  o.out_dir = "tf-1";
+  o.jobs = 2;
+  o.quiet = true;
+  o.exe = "/nonexistent/nvmesim";
+  o.worker_main = [](const std::vector<std::string>& argv) {
+    std::vector<const char*> a;
+    for (const auto& x : argv) a.push_back(x.c_str());
+    a.push_back(nullptr);
+    return nvmesim::cli_process_main(static_cast<int>(argv.size()), a.data());
+  };
+  std::ostringstream err;
+  CHECK(nvmesim::run_sweep(sw, o, err) == 0);
+  INFO(err.str());
+  REQUIRE(run_nvmesim("sweep " + sweep + " --out tf-2 --jobs 1 -q") == 0);
+  const auto files = entries("tf-2/points");
+  REQUIRE(files.size() == 6);
+  CHECK(entries("tf-1/points") == files);
+  for (const auto& f : files) CHECK(slurp("tf-1/points/" + f) == slurp("tf-2/points/" + f));
+  CHECK(entries("tf-1") == std::vector<std::string>{"manifest.json", "points"});  // .work removed, nothing left
+  for (const char* d : {"tf-1", "tf-2"}) remove_tree(d);
+  std::remove(sweep.c_str());
+}
+
+TEST_CASE("AtomicFile numbers its temporaries from 0 in each process, a forked sweep worker too", "[sweep][process]") {
+  // A killed worker's temporaries are removed by name, ".NAME.tmp.<pid>.<n>" for n below 5
+  // (sweep/worker_pool.cpp): a worker forked from a sweep that had written files must start at 0.
+  nvmesim::AtomicFile a("taf-a.txt"), b("taf-b.txt");
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int rc = 1;
+    {
+      nvmesim::AtomicFile c("taf-c.txt");
+      struct stat st;
+      rc = ::stat((".taf-c.txt.tmp." + std::to_string(::getpid()) + ".0").c_str(), &st) == 0 ? 0 : 1;
+    }
+    _exit(rc);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
