@@ -114,4 +114,16 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
   }
 }
 
+int cli_process_main(int argc, const char* const* argv) {
+  const int rc = cli_main(argc, argv, std::cout, std::cerr);
+  // Results on stdout count as an output: `nvmesim run > /dev/full` must not exit 0.
+  std::cout.flush();
+  std::cerr.flush();
+  if (!std::cout && rc == kExitOk) {
+    std::cerr << "nvmesim: error: stdout: write failed\n";
+    return kExitIo;
+  }
+  return rc;
+}
+
 }  // namespace nvmesim

@@ -31,7 +31,15 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     throw IoError(path_ + ": cannot create: cannot use the folder " + dir + " (" + std::strerror(e) + ")");
   }
   if (!S_ISDIR(dst.st_mode)) throw IoError(path_ + ": cannot create: " + dir + " is not a folder");
+  // Numbered from 0 in each process: a sweep worker forked from the sweep (sweep/worker_pool.cpp)
+  // starts again at 0, so that its temporaries are the ".NAME.tmp.<pid>.<n>" that the sweep
+  // removes when the worker is killed (n below 5), whatever the sweep itself wrote before.
+  static pid_t owner = 0;
   static unsigned counter = 0;
+  if (::getpid() != owner) {
+    owner = ::getpid();
+    counter = 0;
+  }
   tmp_ = (slash == std::string::npos ? "" : dir) + "." + base + ".tmp." + std::to_string(::getpid()) + "." +
          std::to_string(counter++);
   const int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

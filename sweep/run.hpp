@@ -1,6 +1,7 @@
 #pragma once
 // Running a sweep's points in worker processes, the sweep folder (DIR/points/<id>.jsonl and
 // DIR/manifest.json), resuming, and merging shard folders (DESIGN section 10).
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -43,7 +44,15 @@ struct SweepRunOptions {
   Shard shard;                     ///< run only the points with index % count == index
   bool resume = false;             ///< keep the complete points already in DIR
   bool quiet = false;              ///< no progress and no summary line on stderr
-  std::string exe = "/proc/self/exe";  ///< the nvmesim binary each worker runs (`run`)
+  std::string exe = "/proc/self/exe";  ///< the nvmesim binary each worker runs (`run`), unless worker_main
+  /// When set, a worker is a fork of this process that calls worker_main with the command line it
+  /// would have executed ({"nvmesim", "run", ...}) and exits with its result, instead of
+  /// executing `exe` (issue 15 item 5: a new process image costs ~5 ms of start-up per point,
+  /// most of it dynamic linking, and the fork skips it). The child has its own SystemC
+  /// elaboration, as an executed worker does: this process must never have elaborated (sweep/
+  /// has no SystemC). Called in the child with stdin and stdout on /dev/null, stderr on the
+  /// point's .stderr file, in DIR/.work, no other descriptor open.
+  std::function<int(const std::vector<std::string>& argv)> worker_main;
   SweepOutputs outputs;            ///< each point's outputs besides its .jsonl
   std::string sweep_file;          ///< the sweep file's absolute path, recorded in the manifest's
                                    ///< "run" (with the Slurm job, sweep/origin.hpp) so that

@@ -13,6 +13,8 @@
 
 namespace nvmesim {
 
+struct Scenario;
+
 /// Limits on what a sweep file may ask for (errors, not silent clamps).
 inline constexpr size_t kMaxSweepPoints = 100'000;   ///< points of one sweep (all shards)
 inline constexpr size_t kMaxAxisValues = 10'000;     ///< values of one axis
@@ -31,6 +33,9 @@ struct SweepPoint {
   size_t index = 0;                        ///< position in the fixed expansion order, from 0
   std::string id;                          ///< stable id from the parameter values (point_id)
   nlohmann::ordered_json parameters;       ///< {pointer: value}, grid axes in file order, then zip axes
+  /// Estimated CPU cost of running the point, in ns (point_cost_estimate of its scenario as the
+  /// loader validated it). Only orders the work (largest first); never part of an output.
+  double cost_estimate = 0;
 };
 
 /// A loaded and validated sweep.
@@ -79,6 +84,17 @@ nlohmann::ordered_json point_parameters(const std::vector<SweepAxis>& axes, size
 /// 60 characters), the digits the FNV-1a 64 hash of the parameters as compact JSON with sorted
 /// keys (fnv1a64 of core/rng.hpp). Independent of the order of the axes in the file; "base-<hash>" without axes.
 std::string point_id(const nlohmann::ordered_json& parameters);
+
+/// An estimate of the CPU a worker needs to run scenario `sc`, in ns: its start-up, its
+/// elaboration (per controller) and, per variant, trials x the sum over its controllers of a fixed
+/// cost per trial plus a cost per expected CSTS poll. The polls of a wait are 1 + the median of the
+/// latency it waits for (enable, disable, shutdown; CAP.TO x 500 ms for a never-ready controller)
+/// divided by the time between two polls (Linux: what host.kernel's poll sleep asks for, e.g. 100
+/// ms for msleep(100), 1 ms for usleep_range(1000, 2000), at least 1 us; SPDK: the median of
+/// host.poll_interval; other drivers: 1 ms). The weights are this machine's measured costs
+/// (bench/results.md); the sweep hands out its points largest estimate first, so that the long
+/// points do not run last on one worker while the others idle (issue 15 item 5).
+double point_cost_estimate(const Scenario& sc);
 
 /// A slice of a sweep's points for one machine or task: index % count == index_of_shard.
 struct Shard {

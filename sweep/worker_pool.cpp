@@ -219,6 +219,8 @@ void WorkerPool::spawn(size_t si) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(&a[0]);
   argv.push_back(nullptr);
+  err_.flush();  // nothing buffered is written twice by a forked worker
+  std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) throw IoError(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
@@ -236,6 +238,15 @@ void WorkerPool::spawn(size_t si) {
     ::dup2(null_fd, 0);
     ::dup2(null_fd, 1);
     ::dup2(err_fd, 2);
+    if (opt_.worker_main) {
+      // In this process image (no exec): close what the sweep holds (the folder's lock, the
+      // signalfd, files), then run the point as `nvmesim run` would and exit without the
+      // sweep's static destructors. Not async-signal-safe from here on: this process has no
+      // other thread.
+      if (::close_range(3, ~0u, 0) != 0)
+        for (int fd = 3; fd < 65536; ++fd) ::close(fd);
+      ::_exit(opt_.worker_main(args));
+    }
     ::execv(opt_.exe.c_str(), argv.data());
     ::_exit(127);
   }
@@ -343,6 +354,13 @@ void WorkerPool::run() {
   std::vector<size_t> queue;
   for (size_t i = 0; i < states_.size(); ++i)
     if (states_[i].status != PointStatus::done) queue.push_back(i);
+  // Largest first (issue 15 item 5): the points with the largest estimated cost start first, so
+  // that the last to finish are small ones and no worker idles while another runs a long point
+  // to the end. Equal estimates keep index order. Only the order of the work changes: each point
+  // writes its own files, and the manifest and merge go by index.
+  std::stable_sort(queue.begin(), queue.end(), [&](size_t a, size_t b) {
+    return states_[a].point->cost_estimate > states_[b].point->cost_estimate;
+  });
   size_t next = 0;
   try {
     while (true) {

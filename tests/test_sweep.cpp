@@ -19,8 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/cli.hpp"
+#include "core/atomic_file.hpp"
 #include "scenario/scenario.hpp"
 #include "support.hpp"
+#include "sweep/run.hpp"
 #include "sweep/sweep.hpp"
 
 using nvmesim::InputError;
@@ -58,6 +61,11 @@ std::vector<std::string> entries(const std::string& dir) {
 }
 
 void remove_tree(const std::string& path) { (void)std::system(("rm -rf '" + path + "'").c_str()); }
+
+std::string cwd() {
+  char b[4096];
+  return getcwd(b, sizeof b) ? std::string(b) : std::string(".");
+}
 
 // The sweep of the done-when check, smaller: 2 kernels x 3 enable latencies over the AWS case.
 std::string write_grid6(const std::string& name, int trials) {
@@ -389,4 +397,117 @@ TEST_CASE("a failing point is recorded and the others go on", "[sweep][process]"
   CHECK(run_nvmesim("sweep tf.sweep.json --out tf-d --resume") == 1);
   remove_tree("tf-d");
   for (const char* f : {"tf-m.json", "tf-m.csv", "tf.sweep.json"}) std::remove(f);
+}
+
+TEST_CASE("point_cost_estimate counts start-up, elaboration, trials and expected polls", "[sweep]") {
+  // One controller, Linux 5.7 (poll sleep usleep_range(1000, 2000): 1 ms between CSTS reads),
+  // 5 trials of the probe workload, enable latency 10 ms, disable latency 500 us (kScenario).
+  // By hand, in ns: start-up 5,000,000 + elaboration 200,000 x 1 controller
+  //   + 5 trials x (3,500 per controller-trial + 250 per poll x polls),
+  //   polls = enable (1 + 10 ms / 1 ms = 11) + disable (1 + 0.5 ms / 1 ms = 1.5) = 12.5,
+  //   so 5 x (3,500 + 3,125) = 33,125; total 5,233,125.
+  const std::string text = std::string(kScenario);
+  nvmesim::LoadOptions lo;
+  lo.sets.push_back(nvmesim::parse_set("/controllers/0/enable_latency=\"10ms\""));
+  const nvmesim::Scenario sc = nvmesim::load_scenario_text(text, "t.json", lo);
+  CHECK(nvmesim::point_cost_estimate(sc) == 5'233'125.0);
+  // 5.6 polls every msleep(100): enable 1 + 0.1 = 1.1 polls, disable 1 + 0.005 = 1.005, so
+  // 5 x (3,500 + 250 x 2.105) = 5 x 4,026.25 = 20,131.25; total 5,220,131.25.
+  lo.sets.push_back(nvmesim::parse_set("/host/kernel=\"5.6\""));
+  CHECK(nvmesim::point_cost_estimate(nvmesim::load_scenario_text(text, "t.json", lo)) == Approx(5'220'131.25).epsilon(1e-12));
+  // The loader's points carry it: 4 controllers cost more than 1 (elaboration and trials).
+  const Sweep sw = sweep_of(R"("grid": {"/controllers/0/count": [1, 4]})");
+  REQUIRE(sw.points.size() == 2);
+  CHECK(sw.points[0].cost_estimate == 5'233'125.0 - 5 * 250 * 9.0);  // enable_latency 1 ms: 2 + 1.5 polls
+  CHECK(sw.points[1].cost_estimate > sw.points[0].cost_estimate);
+}
+
+TEST_CASE("a sweep hands out its points largest estimate first, and the order changes no output", "[sweep][process]") {
+  // The worker is a script that logs the scenario it was given, then runs nvmesim: with one
+  // worker the log is the order of the points. Grid: 1, 4, 2 controllers (indices 0, 1, 2) x
+  // enable latency 1 ms and 50 ms under 5.7 (1 + 1 and 1 + 50 polls): the estimate orders them
+  // by controllers first (each adds elaboration and 5 trials' work), then by latency.
+  const std::string sweep = "to.sweep.json";
+  spit(sweep, std::string(R"({"schema": "nvmesim.sweep/1", "trials": 5, "scenario": )") + kScenario +
+                  R"(, "grid": {"/controllers/0/count": [1, 4, 2], "/controllers/0/enable_latency": ["1ms", "50ms"]}})");
+  const std::string log = "to.log", exe = "to-worker.sh";
+  spit(exe, "#!/bin/sh\necho \"$2\" >> \"" + cwd() + "/" + log + "\"\nexec \"" +
+                NVMESIM_BINARY + "\" \"$@\"\n");
+  ::chmod(exe.c_str(), 0755);
+  for (const char* d : {"to-1", "to-2"}) remove_tree(d);
+  std::remove(log.c_str());
+  const Sweep sw = nvmesim::load_sweep_file(sweep);
+  REQUIRE(sw.points.size() == 6);
+  nvmesim::SweepRunOptions o;
+  o.out_dir = "to-1";
+  o.jobs = 1;
+  o.quiet = true;
+  o.exe = cwd() + "/" + exe;
+  std::ostringstream err;
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  // Expected order of indices: 4 controllers (3: 50 ms, 2: 1 ms), 2 controllers (5, 4), 1 (1, 0).
+  std::string expected;
+  for (const size_t i : {3, 2, 5, 4, 1, 0}) expected += sw.points[i].id + ".json\n";
+  CHECK(slurp(log) == expected);
+  // The same files as two workers, whose order differs (the manifest goes by index).
+  REQUIRE(run_nvmesim("sweep " + sweep + " --out to-2 --jobs 2 -q") == 0);
+  const auto files = entries("to-1/points");
+  REQUIRE(files.size() == 6);
+  CHECK(entries("to-2/points") == files);
+  for (const auto& f : files) CHECK(slurp("to-1/points/" + f) == slurp("to-2/points/" + f));
+  // The manifests differ only in "run" (the CLI records the sweep file's path): points by index.
+  CHECK(ojson::parse(slurp("to-1/manifest.json"))["points"] == ojson::parse(slurp("to-2/manifest.json"))["points"]);
+  for (const char* d : {"to-1", "to-2"}) remove_tree(d);
+  for (const std::string& f : {sweep, log, exe}) std::remove(f.c_str());
+}
+
+TEST_CASE("sweep workers are forks that run the point without executing a binary", "[sweep][process]") {
+  // With worker_main set (as nvmesim sweep sets it), no program is executed: an `exe` that does
+  // not exist still gives every point, with the same files as the CLI's sweep.
+  const std::string sweep = write_grid6("tf", 20);
+  for (const char* d : {"tf-1", "tf-2"}) remove_tree(d);
+  const Sweep sw = nvmesim::load_sweep_file(sweep);
+  nvmesim::SweepRunOptions o;
+  o.out_dir = "tf-1";
+  o.jobs = 2;
+  o.quiet = true;
+  o.exe = "/nonexistent/nvmesim";
+  o.worker_main = [](const std::vector<std::string>& argv) {
+    std::vector<const char*> a;
+    for (const auto& x : argv) a.push_back(x.c_str());
+    a.push_back(nullptr);
+    return nvmesim::cli_process_main(static_cast<int>(argv.size()), a.data());
+  };
+  std::ostringstream err;
+  CHECK(nvmesim::run_sweep(sw, o, err) == 0);
+  INFO(err.str());
+  REQUIRE(run_nvmesim("sweep " + sweep + " --out tf-2 --jobs 1 -q") == 0);
+  const auto files = entries("tf-2/points");
+  REQUIRE(files.size() == 6);
+  CHECK(entries("tf-1/points") == files);
+  for (const auto& f : files) CHECK(slurp("tf-1/points/" + f) == slurp("tf-2/points/" + f));
+  CHECK(entries("tf-1") == std::vector<std::string>{"manifest.json", "points"});  // .work removed, nothing left
+  for (const char* d : {"tf-1", "tf-2"}) remove_tree(d);
+  std::remove(sweep.c_str());
+}
+
+TEST_CASE("AtomicFile numbers its temporaries from 0 in each process, a forked sweep worker too", "[sweep][process]") {
+  // A killed worker's temporaries are removed by name, ".NAME.tmp.<pid>.<n>" for n below 5
+  // (sweep/worker_pool.cpp): a worker forked from a sweep that had written files must start at 0.
+  nvmesim::AtomicFile a("taf-a.txt"), b("taf-b.txt");
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int rc = 1;
+    {
+      nvmesim::AtomicFile c("taf-c.txt");
+      struct stat st;
+      rc = ::stat((".taf-c.txt.tmp." + std::to_string(::getpid()) + ".0").c_str(), &st) == 0 ? 0 : 1;
+    }
+    _exit(rc);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }

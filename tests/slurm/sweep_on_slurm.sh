@@ -140,7 +140,8 @@ catch_worker() {
   rm -f catcher.ready
   python3 - "$@" <<'PY' &
 import os, signal, sys, time
-scenario, work_dir, sig = (sys.argv[1] + ".json").encode(), sys.argv[2] + "/.work", getattr(signal, sys.argv[3])
+work_dir, sig = sys.argv[2] + "/.work", getattr(signal, sys.argv[3])
+stderr_file = work_dir + "/" + sys.argv[1] + ".stderr"
 deadline = time.monotonic() + 60
 open("catcher.ready", "w").close()
 while time.monotonic() < deadline:
@@ -148,10 +149,10 @@ while time.monotonic() < deadline:
         try:
             if os.readlink(f"/proc/{p}/cwd") != work_dir:
                 continue
-            argv = open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")
+            err = os.readlink(f"/proc/{p}/fd/2")
         except OSError:
             continue
-        if argv[1:3] == [b"run", scenario]:  # exec'd: nvmesim run ID.json ...
+        if err == stderr_file:  # a worker (a fork of the sweep) writes its stderr to .work/ID.stderr
             os.kill(int(p), sig)
             sys.exit(0)
     time.sleep(0.01)
@@ -161,8 +162,9 @@ PY
   for _ in $(seq 1 600); do [ -e catcher.ready ] && return 0; sleep 0.05; done
   fail "the worker catcher did not start within 30 s"
 }
-# Shard 1 of 4 holds points 1 and 5, run in that order (one CPU a task).
-id5="$("$nvmesim" sweep s8.json --list | sed -n '6p' | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')"
+# Shard 1 of 4 holds points 1 and 5 (one CPU a task), run largest estimate first: point 5 (5.7,
+# polls every 1-2 ms), then point 1 (5.6, msleep(100)). Point 1 is the shard's second point.
+id1="$("$nvmesim" sweep s8.json --list | sed -n '2p' | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')"
 
 # ---- 1. the array and the dependent merge ----------------------------------------------------
 t0=$SECONDS
@@ -189,12 +191,12 @@ done
 log "1. 8 points as array $array_job (4 tasks) + merge $merge_job: the same bytes as --jobs 1; $t_array s from submit to merged"
 
 # ---- 2. scancel a task in the middle of its shard, then submit again ------------------------------
-# Point 5's worker is held with SIGSTOP (Slurm's cancel sends SIGCONT, then SIGTERM): the task is
+# Point 1's worker is held with SIGSTOP (Slurm's cancel sends SIGCONT, then SIGTERM): the task is
 # cancelled between its two points whatever the machine's load. Were it left running, it could
 # finish its point before the cancel arrives (the shard then complete, nothing missing).
-catch_worker "$id5" "$work/out2/shard-1-of-4" SIGSTOP
+catch_worker "$id1" "$work/out2/shard-1-of-4" SIGSTOP
 submit s8.json out2 4 "${sbatch_opts[@]}"
-wait "$catcher" || fail "point 5's worker in shard 1 did not run within 60 s"
+wait "$catcher" || fail "point 1's worker in shard 1 did not run within 60 s"
 [ "$(point_files out2/shard-1-of-4)" -eq 1 ] || fail "shard 1: $(point_files out2/shard-1-of-4) complete points while its second one runs, not 1"
 scancel "${array_job}_1"
 wait_ended "$array_job"
@@ -219,10 +221,10 @@ same_as_ref out2
 log "2. task 1 of $first_array cancelled mid-shard: task CANCELLED, merge cancelled; submitted again ($array_job): the same bytes"
 
 # ---- 3. a point that fails: the merge names it with its Slurm task; its resume commands work -----
-# Point 5 is shard 1's second point: its worker is killed as it starts.
-catch_worker "$id5" "$work/out3/shard-1-of-4" SIGKILL
+# Point 1 is shard 1's second point: its worker is killed as it starts.
+catch_worker "$id1" "$work/out3/shard-1-of-4" SIGKILL
 submit s8.json out3 4 "${sbatch_opts[@]}"
-wait "$catcher" || fail "point 5's worker in shard 1 did not run within 60 s"
+wait "$catcher" || fail "point 1's worker in shard 1 did not run within 60 s"
 wait_ended "$merge_job"
 [ "$(job_states "$array_job" | sort -u)" = COMPLETED ] || fail "array $array_job: $(job_states "$array_job" | paste -sd' ')"
 [ "$(field "$merge_job" JobState)" = FAILED ] || fail "merge job $merge_job: $(field "$merge_job" JobState), not FAILED"
@@ -232,9 +234,9 @@ log "3. the merge job's report:"
 sed 's/^/    /' "$report"
 grep -qx "nvmesim merge: 8 points: 7 done, 1 failed, 0 missing (listed in $work/out3/summary.json)" "$report" ||
   fail "the report's count line"
-expected="nvmesim merge: point 5 ($id5) failed in shard 1/4 ($work/out3/shard-1-of-4, Slurm array task 1 of job $array_job): worker killed by signal 9 (SIGKILL)"
+expected="nvmesim merge: point 1 ($id1) failed in shard 1/4 ($work/out3/shard-1-of-4, Slurm array task 1 of job $array_job): worker killed by signal 9 (SIGKILL)"
 grep -qxF "$expected" "$report" || fail "the report should say: $expected"
-[ "$(grep -c '^nvmesim merge: point ' "$report")" -eq 1 ] || fail "the report names other points than point 5"
+[ "$(grep -c '^nvmesim merge: point ' "$report")" -eq 1 ] || fail "the report names other points than point 1"
 resume="$(sed -n 's/^nvmesim merge: resume shard 1\/4 with: //p' "$report")"
 [ "$resume" = "nvmesim sweep $work/s8.json --shard 1/4 --out $work/out3/shard-1-of-4 --resume" ] ||
   fail "the resume command: '$resume'"
@@ -256,7 +258,7 @@ wait_ended "$merge_job"
 [ "$(field "$array_job" ArrayTaskId)" = 1 ] || fail "the resubmission ran tasks $(field "$array_job" ArrayTaskId), not 1"
 [ "$(field "$merge_job" JobState)" = COMPLETED ] || fail "resubmitted: merge job $merge_job: $(field "$merge_job" JobState)"
 same_as_ref out3
-log "3. point 5's worker killed in task 1 of $failed_array: merge exit 1 naming it; both resume commands: the same bytes"
+log "3. point 1's worker killed in task 1 of $failed_array: merge exit 1 naming it; both resume commands: the same bytes"
 
 keep_logs
 "$src/scripts/slurm-local.sh" stop "$NVMESIM_SLURM_DIR"
