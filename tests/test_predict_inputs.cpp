@@ -277,7 +277,7 @@ TEST_CASE("predict: observations.device holds only what the dumps fix, and devic
       {with_nn, from, "post.json: /observations/device/identify/nn: unknown key \"nn\""},
       {dev, from_extra, "post.json: /observations/device_from/identify.nn: unknown key \"identify.nn\""},
       {dev, from_short, "post.json: /observations/device_from: has no entry for \"identify.rtd3e\""},
-      {dev, from_number, "post.json: /observations/device_from/pci_id: must be a string, not number"},
+      {dev, from_number, "post.json: /observations/device_from/pci_id: must be a string, not an integer"},
       {dev, nullptr, "post.json: /observations: has \"device\" without \"device_from\""},
       {nullptr, from, "post.json: /observations/device_from: says where the device's keys were read, but there is no \"device\""},
   };
