@@ -206,12 +206,35 @@ PosteriorModel parse_posterior(const oj& doc, const std::string& source) {
     // (a hand edit to a value the simulator refuses is exit 2 at this file, not at a chunk).
     const JsonNode dev = obs.at("device");
     dev.require_object({"cap", "vs", "crto", "pci_id", "identify"});
+    // The Identify fields an id-ctrl dump fixes (fit/observations.cpp): any other, such as "nn",
+    // which the scenario takes but Linux (the only driver predict runs) never reads, would change
+    // nothing (attack on fit/predict).
+    if (dev.has("identify")) dev.at("identify").require_object({"model", "rtd3e"});
     try {
       (void)load_scenario_document(oj{{"schema", "nvmesim.scenario/1"}, {"controllers", oj::array({dev.json()})}}, "device");
     } catch (const InputError& e) {
       dev.fail(std::string("is not a device the simulator takes: ") + e.what());
     }
     p.device = dev.json();
+  }
+  // Where each fixed key was read ("show-regs FILE line N"): text for the reader, which predict
+  // does not read, but its keys must be the device's, one each (a key of nothing is refused).
+  if (obs.has("device_from")) {
+    const JsonNode from = obs.at("device_from");
+    if (!obs.has("device")) from.fail("says where the device's keys were read, but there is no \"device\"");
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : obs.at("device").json().items()) {
+      if (k != "identify") keys.push_back(k);
+      else
+        for (const auto& [ik, iv] : v.items()) keys.push_back("identify." + ik);
+    }
+    from.require_object(keys);
+    for (const std::string& k : keys) {
+      if (!from.has(k.c_str())) from.fail("has no entry for \"" + k + "\", which \"device\" holds: fit writes one per key");
+      (void)from.at(k.c_str()).str();
+    }
+  } else if (obs.has("device")) {
+    obs.fail("has \"device\" without \"device_from\" (where each key was read): fit writes both");
   }
   p.link = need(obs, "link").choice(std::vector<std::pair<std::string, std::string>>{{"bare-metal", "bare-metal"}, {"vm-emulated", "vm-emulated"}});
   const JsonNode hosts = need(obs, "hosts");

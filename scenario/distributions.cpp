@@ -1,9 +1,12 @@
 // Latencies: a duration string, or a distribution object {"dist": KIND, ...} whose keys are the
 // table of its kind (scenario/keys.hpp), read into DistArgs and made into a Distribution.
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -16,18 +19,34 @@ namespace nvmesim::scenario_detail {
 using Node = JsonNode;
 using ojson = nlohmann::ordered_json;
 
+// What the current load (TableEntryScope) has read: the count of distinct table entries, the
+// count of inherited ones, and the tables of the base document by the hash of their JSON.
+struct TableEntryScope::State {
+  uint64_t entries = 0;    // distinct entries read (kMaxTableEntries)
+  uint64_t inherited = 0;  // entries of tables shared instead of read (kMaxInheritedTableEntries)
+  const ojson* doc = nullptr;  // share_from's document: its tables are kept
+  struct Kept {
+    const ojson* json;  // the table's object inside `doc`
+    Distribution dist;  // as read from it (its table shared by every copy)
+    uint64_t entries;   // the entries its reading counted (nested tables included)
+  };
+  std::unordered_multimap<size_t, Kept> kept;
+};
+
 namespace {
 
-// The table entries read in the current load (TableEntryScope); a load runs on one thread.
-thread_local uint64_t t_table_entries = 0;
+// The current load's state; a load runs on one thread. None outside a load: nothing is counted.
+thread_local TableEntryScope::State* t_state = nullptr;
 
 // Counts `n` more entries of the table at `at` (before they are read), failing past kMaxTableEntries.
 void count_table_entries(const Node& at, size_t n) {
-  t_table_entries += n;
-  if (t_table_entries > kMaxTableEntries)
+  if (!t_state) return;
+  t_state->entries += n;
+  if (t_state->entries > kMaxTableEntries)
     at.fail("the scenario's tables (empirical samples, quantile points, mixture components) come to more than " +
             std::to_string(kMaxTableEntries) + " entries in all, here with " + std::to_string(n) +
-            " more; each variant reads its own copy of the tables it inherits: use fewer samples or fewer variants");
+            " more; a variant shares a table it inherits unchanged, but each table a variant brings or changes "
+            "counts: use fewer samples or fewer variants that change tables");
 }
 
 /// The keys of a distribution object, read by its kind's table.
@@ -219,7 +238,51 @@ std::string kind_list() {
   return out;
 }
 
+Distribution read_distribution_kind(const Node& n);
+
+// Does `j` hold a table (the kinds whose reading costs its size)?
+bool has_table(const ojson& j) {
+  const auto it = j.find("dist");
+  if (it == j.end() || !it->is_string()) return false;
+  const std::string& k = it->get_ref<const std::string&>();
+  return k == "empirical" || k == "quantiles" || k == "mixture";
+}
+
+// Is `n` the node of t_state->doc at its own pointer (not a copy elsewhere, such as a variant's
+// patched document or a boot stage's host keys)?
+bool in_shared_doc(const Node& n) {
+  if (!t_state || !t_state->doc) return false;
+  try {
+    return &t_state->doc->at(ojson::json_pointer(n.ptr())) == &n.json();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 Distribution read_distribution_object(const Node& n) {
+  if (!t_state || !n.json().is_object() || !has_table(n.json())) return read_distribution_kind(n);
+  // A table equal to one of the base document's (a variant's inherited copy) shares its
+  // Distribution, whose table is immutable: nothing is read or counted again (issue 16 item 8).
+  const size_t h = std::hash<ojson>{}(n.json());
+  const auto range = t_state->kept.equal_range(h);
+  for (auto it = range.first; it != range.second; ++it) {
+    if (*it->second.json != n.json()) continue;
+    t_state->inherited += it->second.entries;
+    if (t_state->inherited > kMaxInheritedTableEntries)
+      n.fail("the tables the variants inherit (empirical samples, quantile points, mixture components) come to "
+             "more than " + std::to_string(kMaxInheritedTableEntries) + " entries over all variants, here with " +
+             std::to_string(it->second.entries) +
+             " more: each variant copies the base document and checks each inherited table against the base's; "
+             "use fewer variants or smaller tables");
+    return it->second.dist;
+  }
+  const uint64_t before = t_state->entries;
+  Distribution d = read_distribution_kind(n);
+  if (in_shared_doc(n)) t_state->kept.emplace(h, TableEntryScope::State::Kept{&n.json(), d, t_state->entries - before});
+  return d;
+}
+
+Distribution read_distribution_kind(const Node& n) {
   if (!n.json().is_object())
     n.fail(std::string("must be a duration string (\"1ms\") or a distribution object {\"dist\": ...}, not ") +
            type_name(n.json()) +
@@ -242,8 +305,9 @@ Distribution read_distribution_object(const Node& n) {
 
 }  // namespace
 
-TableEntryScope::TableEntryScope() : saved_(t_table_entries) { t_table_entries = 0; }
-TableEntryScope::~TableEntryScope() { t_table_entries = saved_; }
+TableEntryScope::TableEntryScope() : state_(std::make_unique<State>()), saved_(t_state) { t_state = state_.get(); }
+TableEntryScope::~TableEntryScope() { t_state = saved_; }
+void TableEntryScope::share_from(const ojson& doc) { state_->doc = &doc; }
 
 Distribution read_distribution(const Node& n) {
   if (n.json().is_string()) return Distribution::fixed(n.duration_ps());

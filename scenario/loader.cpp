@@ -56,7 +56,10 @@ Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptio
   if (options.seed >= 0) doc["seed"] = options.seed;
 
   const JsonNode root(doc, source, "");
-  const scenario_detail::TableEntryScope table_entries;  // kMaxTableEntries over the variants too
+  // kMaxTableEntries over the variants too; the base's tables are kept (doc does not change
+  // until the last line) for the variants that inherit them to share (issue 16 item 8).
+  scenario_detail::TableEntryScope table_entries;
+  table_entries.share_from(doc);
   scenario_detail::Document d = read_document(root);
   Scenario sc;
   sc.source = root.source();

@@ -3,6 +3,7 @@
 // key tables of each section (scenario/keys.hpp), the distributions, --set, the variant patches
 // and the simulated-time budget. Internal to scenario/; the public interface is
 // scenario/scenario.hpp.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,24 +45,42 @@ std::string read_pci_id(const JsonNode& n);
 /// (scenario/distributions.cpp).
 Distribution read_distribution(const JsonNode& n);
 
-/// At most this many table entries (empirical samples, quantile points, mixture components) are
-/// read in one load of a scenario, over its document and every variant (each variant reads its own
-/// copy of the tables it inherits): 2^22, above the ~2.8 M samples the 16 MiB file limit lets one
-/// document hold, so only the copies across variants can reach it (issue 16 item 8: 1000 variants
-/// over a 68 KB file took 17.4 GB). Past it: InputError at the table being read.
+/// At most this many distinct table entries (empirical samples, quantile points, mixture
+/// components) are read in one load of a scenario, over its document and every variant: 2^22,
+/// above the ~2.8 M samples the 16 MiB file limit lets one document hold. A table a variant
+/// inherits unchanged from the base document (or that repeats, value for value, a table of the
+/// base at any place) is not read again: the variant shares the base's immutable copy
+/// (Distribution's shared table) and it counts once. A variant whose patch or "set" brings a table
+/// of its own, or changes one entry of an inherited one, reads a new table, which counts (issue 16
+/// item 8: 1000 variants over a 68 KB file took 17.4 GB). `count` copies of a controller always
+/// share. Past it: InputError at the table being read.
 inline constexpr uint64_t kMaxTableEntries = uint64_t{1} << 22;
 
-/// Counts the table entries read while it lives (one per load: load_unattributed). Nested scopes
-/// (a sweep point validated inside a load) count apart; the outer count resumes after.
+/// At most this many entries of inherited (shared) tables over all variants of one load: each
+/// variant copies the base document to apply its patch, and compares an inherited table with the
+/// base's, so this bounds the time of a load (about 0.1-0.2 us per entry: 2^24 entries take 2-3 CPU
+/// s), not its memory. Past it: InputError at the table, via the variant.
+inline constexpr uint64_t kMaxInheritedTableEntries = uint64_t{1} << 24;
+
+/// Counts the table entries read while it lives (one per load: load_unattributed), and keeps the
+/// tables of the document given to share_from so that the variants share them. Nested scopes (a
+/// sweep point validated inside a load) count and share apart; the outer state resumes after.
 class TableEntryScope {
  public:
   TableEntryScope();
   ~TableEntryScope();
   TableEntryScope(const TableEntryScope&) = delete;
   TableEntryScope& operator=(const TableEntryScope&) = delete;
+  /// From now on, a table read from a node of `doc` (the base document, at the node's pointer) is
+  /// kept, and a later table whose JSON equals it (a variant's inherited copy) shares it instead of
+  /// being read. `doc` must stay alive and unchanged while this scope reads distributions.
+  void share_from(const nlohmann::ordered_json& doc);
+
+  struct State;
 
  private:
-  uint64_t saved_;
+  std::unique_ptr<State> state_;
+  State* saved_;
 };
 
 /// The distributions' table for docs/scenario.md: one Markdown row per kind (distributions.cpp).

@@ -123,6 +123,14 @@ void warn_dropped_controller_keys(const Node& v, const ojson& base, const ojson&
       if (!item.key().empty() && under(ptr, item.key())) hit = item.key();
     if (!hit.empty())
       throw InputError(source, v.ptr() + "/set/" + escape_token(hit) + ptr.substr(hit.size()), e.message());
+    // An entry that wrote inside the location (one sample of a table whose copy is then refused,
+    // issue 16 item 8): the value there is the base's changed by that entry, the last one.
+    for (const auto& item : set.items())
+      if (!ptr.empty() && !item.key().empty() && under(item.key(), ptr)) hit = item.key();
+    if (!hit.empty())
+      throw InputError(source, v.ptr() + "/set/" + escape_token(hit),
+                       "the patched scenario is invalid at " + pointer_text(e.pointer()) +
+                           " (the base's value as this entry changes it): " + e.message());
   }
   if (const std::optional<std::string> at = patch_location(patch, ptr))
     throw InputError(source, v.ptr() + "/patch" + *at,

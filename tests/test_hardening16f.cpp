@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scenario/scenario.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -158,13 +159,41 @@ TEST_CASE("item 7: a 1000-point sweep over a 1 MB base loads within 5 CPU second
 
 // ---- item 8: the tables a scenario holds are bounded ----------------------------------------
 
-// Each variant reads its own copy of the tables it inherits. 200 variants over an empirical
-// distribution of 600 000 samples (a 5.4 MB file): on main 200 x 600 000 x 8 bytes = 960 MB of
-// samples (main's binary passed 340 MB after 13.6 CPU s and was still growing when killed at 120 s).
-// Now the load stops at kMaxTableEntries (2^22 = 4 194 304: the base's copy and variants 0-4 make
-// 6 x 600 000 = 3.6 M; variant 5's makes 4.2 M, past it), exit 2 at that variant, within 250 MB
-// (measured 178 MB and 1.3 CPU s; with the bound removed, 1.09 GB).
-TEST_CASE("item 8: 200 variants over 600 000 samples exit 2 at the tables' bound within 250 MB", "[issue16f][process]") {
+// A table a variant inherits unchanged is the base's: one immutable copy, shared (the stop-23
+// brief's case, bench/results.md): 1000 variants over an empirical of 6000 samples (the brief's file
+// was 109 KB; this one, each variant setting host.cpus, 92 KB).
+// Main at fc584b9 read a copy per variant and stopped at kMaxTableEntries, exit 2 at /variants/698
+// (6000 + 699 x 6000 > 2^22); with a copy per variant and no bound it took 70 MB (hard16b's table).
+// Shared, the 6000 samples are 48 KB once; measured 14.5 MB peak, 0.95 CPU s (bench/results.md),
+// allowed 40 MB.
+TEST_CASE("item 8: 1000 variants that inherit a 6000-sample table share it, validate within 40 MB", "[issue16f][process]") {
+  const fs::path d = scratch("tables1000");
+  std::string samples;
+  for (size_t i = 0; i < 6000; ++i) samples += std::string(i ? "," : "") + "\"" + std::to_string(100 + i % 900) + "us\"";
+  std::string variants;
+  for (int i = 0; i < 1000; ++i)
+    variants += std::string(i ? "," : "") + "{\"name\": \"v" + std::to_string(i) + "\", \"set\": {\"/host/cpus\": " +
+                std::to_string(1 + i % 64) + "}}";
+  const std::string f = (d / "t.json").string();
+  spit(f, R"({"schema": "nvmesim.scenario/1", "trials": 1, "host": {"kernel": "5.7"}, "controllers": [{"enable_latency": {"dist": "empirical", "samples": [)" +
+              samples + "]}}], \"variants\": [" + variants + "]}");
+  REQUIRE(fs::file_size(f) > 90'000);  // 92 KB
+  nvmesim::test::SpawnOptions o;
+  o.end_within = std::chrono::minutes(2);
+  const auto r = nvmesim::test::spawn_nvmesim({"validate", f}, o);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  check_peak_rss(r.peak_rss_kib, 40 * 1000);
+  fs::remove_all(d);
+}
+
+// Sharing has its own bound, on time: each variant copies the base document (with its tables) to
+// apply its patch and compares each inherited table with the base's. 200 variants over 600 000
+// samples (a 4.8 MB file) inherit 120 M entries; the load stops past kMaxInheritedTableEntries
+// (2^24 = 16 777 216: variants 0-26 inherit 27 x 600 000 = 16.2 M; variant 27's makes 16.8 M),
+// exit 2 at that variant. Measured 3.6 CPU s (load 10) and 154 MB peak (bench/results.md); main read a copy
+// per variant (178 MB, exit 2 at /variants/5); with neither bound 1.09 GB.
+TEST_CASE("item 8: 200 variants inheriting 600 000 samples exit 2 at the inherited bound within 250 MB", "[issue16f][process]") {
   const fs::path d = scratch("tables");
   std::string samples;
   for (size_t i = 0; i < 600'000; ++i) {
@@ -181,33 +210,62 @@ TEST_CASE("item 8: 200 variants over 600 000 samples exit 2 at the tables' bound
   const auto r = nvmesim::test::spawn_nvmesim({"validate", f}, o);
   INFO(r.err);
   CHECK(r.status == 2);
-  CHECK(r.err.find(f + ": /variants/5: the patched scenario is invalid at /controllers/0/enable_latency/samples "
-                       "(the base's value; this variant does not set it): the scenario's tables (empirical samples, "
-                       "quantile points, mixture components) come to more than 4194304 entries in all, here with 600000 more") !=
+  CHECK(r.err.find(f + ": /variants/27: the patched scenario is invalid at /controllers/0/enable_latency (the base's value; "
+                       "this variant does not set it): the tables the variants inherit (empirical samples, quantile points, "
+                       "mixture components) come to more than 16777216 entries over all variants, here with 600000 more") !=
         std::string::npos);
   check_peak_rss(r.peak_rss_kib, 250 * 1000);
   fs::remove_all(d);
 }
 
-// The bound counts across variants, not within one document: a file that holds 2 M samples once
-// is read, and one more copy of its table in a second variant is refused. A process each (the
-// loads hold hundreds of MB, which the process tests below would count in this process's image).
-TEST_CASE("item 8: the tables' bound is not reached by one document, only by copies", "[issue16f][process]") {
+// The bound on distinct tables still holds: a variant whose "set" changes one sample of an
+// inherited table reads a table of its own. A file that holds 2 M samples once is read; two
+// variants that inherit it share it; a variant changing sample 0 adds 2 M (4 M, under 4 194 304),
+// and a second one passes the bound. A process each (the loads hold hundreds of MB, which the
+// process tests below would count in this process's image).
+TEST_CASE("item 8: the tables' bound counts distinct tables - a variant's changed copy counts, an inherited one does not",
+          "[issue16f][process]") {
   const fs::path d = scratch("tables1");
   const std::string one = repeat_list("\"1us\"", 2'000'000);
   const std::string head = R"({"schema": "nvmesim.scenario/1", "trials": 1, "host": {"kernel": "5.7"}, "controllers": [{"enable_latency": {"dist": "empirical", "samples": [)" + one + "]}}]";
   const std::string f = (d / "t.json").string();
-  spit(f, head + "}");
+  spit(f, head + R"(, "variants": [{"name": "a"}, {"name": "b"}, {"name": "c", "set": {"/host/cpus": 2}}]})");
   auto r = run_capture("validate " + f);
   INFO(r.err);
   CHECK(r.status == 0);
-  // The base's 2 000 000 and variant a's copy: 4 000 000, under 4 194 304; b's passes it.
-  spit(f, head + R"(, "variants": [{"name": "a"}, {"name": "b"}]})");
+  const std::string set0 = R"("set": {"/controllers/0/enable_latency/samples/0": "2us"})";
+  spit(f, head + R"(, "variants": [{"name": "a"}, {"name": "b", )" + set0 + R"(}, {"name": "c"}]})");
+  r = run_capture("validate " + f);
+  CHECK(r.status == 0);
+  spit(f, head + R"(, "variants": [{"name": "a", )" + set0 + R"(}, {"name": "b"}, {"name": "c", )" + set0 + "}]}");
   r = run_capture("validate " + f);
   CHECK(r.status == 2);
-  CHECK(r.err.find(f + ": /variants/1: ") != std::string::npos);
+  CHECK(r.err.find(f + ": /variants/2/set/~1controllers~10~1enable_latency~1samples~10: ") != std::string::npos);
   CHECK(r.err.find("come to more than 4194304 entries in all, here with 2000000 more") != std::string::npos);
   fs::remove_all(d);
+}
+
+// In one process: the variants and a controller's `count` copies hold the base's table itself
+// (Distribution::table_owners counts the holders of one table), and a changed table is another.
+TEST_CASE("item 8: variants and count copies hold the base's table itself, a changed one its own", "[issue16f][memory]") {
+  const std::string e = R"({"dist": "empirical", "samples": ["1us", "2us", "3us", "4us"]})";
+  const nvmesim::Scenario sc = nvmesim::load_scenario_text(
+      R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.7"}, "controllers": [{"count": 2, "enable_latency": )" + e +
+          R"(, "disable_latency": )" + e + R"(}], "variants": [{"name": "a"}, {"name": "b", "set": {"/host/cpus": 2}},
+          {"name": "c", "set": {"/controllers/0/enable_latency/samples/0": "5us"}}]})",
+      "t.json");
+  REQUIRE(sc.variants.size() == 3);
+  const nvmesim::Distribution& base = sc.variants[0].controllers[0].enable_latency;
+  // Holders of the one table: variants a and b, 2 controllers each, enable and disable (the same
+  // JSON: shared too), and c's disable_latency on 2 controllers: 2 x 2 x 2 + 2 = 10.
+  CHECK(base.table_owners() == 10);
+  CHECK(sc.variants[1].controllers[1].disable_latency.table_owners() == 10);
+  // c's enable_latency is its own table (5us in place of 1us), shared by its 2 controllers only.
+  const nvmesim::Distribution& changed = sc.variants[2].controllers[0].enable_latency;
+  CHECK(changed.table_owners() == 2);
+  CHECK(changed.min_ps() == 2'000'000);  // sorted 2, 3, 4, 5 us
+  CHECK(changed.max_ps() == 5'000'000);
+  CHECK(base.min_ps() == 1'000'000);
 }
 
 // ---- item 9: dmesg keeps the intervals as sketches ------------------------------------------

@@ -253,3 +253,43 @@ TEST_CASE("predict: a what-if with the reference host's own settings is exit 2 -
   CHECK_THAT(r.err, Catch::Contains(wf + ": /whatifs/0/name: what-if \"a\" has the reference host's own settings"));
   std::remove(wf.c_str());
 }
+
+TEST_CASE("predict: observations.device holds only what the dumps fix, and device_from names exactly its keys",
+          "[fit][predict][inputs]") {
+  // The attack on fit/predict: an "nn" under device.identify passed (the scenario takes it, but
+  // Linux, the only driver predict runs, never reads it), and device_from took any keys and values.
+  struct Case {
+    oj device, from;
+    std::string message;
+  };
+  const oj dev = {{"pci_id", "1d0f:8061"}, {"identify", {{"model", "Amazon EC2 NVMe Instance Storage"}, {"rtd3e", "0us"}}}};
+  const oj from = {{"pci_id", "lspci l.txt line 3"}, {"identify.model", "id-ctrl c.txt line 5"},
+                   {"identify.rtd3e", "id-ctrl c.txt line 9"}};
+  oj with_nn = dev;
+  with_nn["identify"]["nn"] = 1;
+  oj from_extra = from;
+  from_extra["identify.nn"] = "id-ctrl c.txt line 7";
+  oj from_short = from;
+  from_short.erase("identify.rtd3e");
+  oj from_number = from;
+  from_number["pci_id"] = 3;
+  const std::vector<Case> cases = {
+      {with_nn, from, "post.json: /observations/device/identify/nn: unknown key \"nn\""},
+      {dev, from_extra, "post.json: /observations/device_from/identify.nn: unknown key \"identify.nn\""},
+      {dev, from_short, "post.json: /observations/device_from: has no entry for \"identify.rtd3e\""},
+      {dev, from_number, "post.json: /observations/device_from/pci_id: must be a string, not an integer"},
+      {dev, nullptr, "post.json: /observations: has \"device\" without \"device_from\""},
+      {nullptr, from, "post.json: /observations/device_from: says where the device's keys were read, but there is no \"device\""},
+  };
+  for (const Case& c : cases) {
+    oj doc = posterior();
+    if (!c.device.is_null()) doc["observations"]["device"] = c.device;
+    if (!c.from.is_null()) doc["observations"]["device_from"] = c.from;
+    CHECK_THROWS_WITH(parse_posterior(doc, "post.json"), Catch::Contains(c.message));
+  }
+  // The device and its record as fit writes them read.
+  oj doc = posterior();
+  doc["observations"]["device"] = dev;
+  doc["observations"]["device_from"] = from;
+  CHECK_NOTHROW(parse_posterior(doc, "post.json"));
+}
