@@ -33,6 +33,11 @@ inline constexpr uint64_t kMaxTrials = 100'000'000;
 inline constexpr uint64_t kMaxVariants = 1000;
 inline constexpr uint64_t kMaxTotalTrials = 100'000'000;
 inline constexpr uint32_t kMaxControllers = 1024;
+/// Controllers over all variants of one scenario (each variant keeps its own parameters of
+/// every controller): 1024 controllers in 128 variants. Past it: exit 2 at the variant.
+inline constexpr uint64_t kMaxControllersOverVariants = 131072;
+/// Characters in a controller's `name` or `pci_address` (copied into every controller and variant).
+inline constexpr size_t kMaxLabelChars = 256;
 inline constexpr uint32_t kMaxIoQueues = 4096;
 /// Largest host.max_events_per_trial and host.max_polls_per_wait: 2^26 = 67108864 host operations
 /// (issue 16 item 10: 10^9 was accepted). The bound is the worst case of a detailed trial if it

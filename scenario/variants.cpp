@@ -190,6 +190,7 @@ std::vector<Variant> read_variants(const Node& root, const ojson& base, uint64_t
               std::to_string(kMaxTotalTrials) + " trials in all (each keeps its result in memory); use fewer trials");
   std::vector<Variant> out;
   std::vector<std::string> names;
+  uint64_t controllers = 0;  // over the variants read so far
   for (size_t i = 0; i < vs.json().size(); ++i) {
     const Node v = vs.at(i);
     v.require_object({"name", "patch", "set"});
@@ -198,6 +199,12 @@ std::vector<Variant> read_variants(const Node& root, const ojson& base, uint64_t
     if (std::find(names.begin(), names.end(), name) != names.end()) v.at("name").fail("duplicate variant name \"" + name + "\"");
     names.push_back(name);
     out.push_back(read_patched_variant(v, base, name, warnings));
+    controllers += out.back().controllers.size();
+    if (controllers > kMaxControllersOverVariants)
+      v.fail("brings the controllers over all variants to " + std::to_string(controllers) + "; at most " +
+             std::to_string(kMaxControllersOverVariants) +
+             " are allowed (each variant keeps every controller's parameters): use fewer variants, or split them "
+             "over runs");
   }
   return out;
 }
