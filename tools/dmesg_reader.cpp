@@ -31,8 +31,15 @@ std::unique_ptr<re2::RE2> compile(const std::string& re, const char* option) {
 struct Open {
   int64_t ns = 0;
   size_t line = 0;
-  bool freebsd = false;  ///< opened by a FreeBSD attach line (`nvme0: <...> ...`)
+  bool foreign = false;  ///< opened by a Linux or SPDK line: a FreeBSD disk line never ends it
 };
+
+// Linux's and SPDK's lines: the nvme driver's device lines (`nvme nvme0: ...`), its init
+// (`initcall nvme_init ...`), SPDK's `nvme_ctrlr.c:...`/`nvme.c:...` lines.
+bool is_linux_or_spdk_line(std::string_view msg) {
+  return msg.substr(0, 9) == "nvme nvme" || msg.find("nvme_init") != std::string_view::npos ||
+         msg.find("nvme_ctrlr") != std::string_view::npos || msg.substr(0, 7) == "nvme.c:";
+}
 
 // FreeBSD's lines: a controller's own (`nvme0: ...`, the attach line among them; Linux's read
 // `nvme nvme0: ...`, SPDK's `nvme_ctrlr.c:...`) and a disk's (`nvd0: ...`, `nda0 at nvme0 ...`).
@@ -122,18 +129,19 @@ class DmesgScanner::Tracker {
   /// A --to line of controller `ctrl` ("" for a driver-level line) at `ns`.
   void on_to(const std::string& ctrl, int64_t ns);
   /// A --to line of a FreeBSD disk (`nvd0: ...`, `nda0 at nvme0 ...`) of controller `ctrl` ("" for
-  /// nvd, which names none) at `ns`: it ends only intervals a FreeBSD attach line opened.
+  /// nvd, which names none) at `ns`: as on_to, but it never ends an interval a Linux or SPDK line
+  /// opened (a mixed log).
   void on_freebsd_disk(const std::string& ctrl, int64_t ns);
-  /// Controllers with an interval of their own open that a FreeBSD attach line opened.
+  /// Controllers with an interval of their own open that no Linux or SPDK line opened.
   size_t freebsd_open() const {
     size_t n = 0;
-    for (const auto& [c, o] : own_) n += o.freebsd;
+    for (const auto& [c, o] : own_) n += !o.foreign;
     return n;
   }
   /// A --from line of controller `ctrl` ("" for a driver-level line) at `ns`, line `line`;
-  /// `freebsd`: the line is FreeBSD's. Throws std::length_error past kDmesgMaxOpenControllers
-  /// open intervals.
-  void on_from(const std::string& ctrl, int64_t ns, size_t line, bool freebsd);
+  /// `foreign`: the line is Linux's or SPDK's. Throws std::length_error past
+  /// kDmesgMaxOpenControllers open intervals.
+  void on_from(const std::string& ctrl, int64_t ns, size_t line, bool foreign);
   /// Intervals open now: controllers' own starts, and a driver-level start nobody used.
   size_t open() const { return own_.size() + (global_ && global_used_.empty() ? 1 : 0); }
   /// Forgets every open interval (the end of a boot, time going backwards).
@@ -190,26 +198,37 @@ void DmesgScanner::Tracker::on_to(const std::string& ctrl, int64_t ns) {
 }
 
 void DmesgScanner::Tracker::on_freebsd_disk(const std::string& ctrl, int64_t ns) {
-  for (auto it = own_.begin(); it != own_.end(); ++it) {
-    if (!it->second.freebsd || (!ctrl.empty() && it->first != ctrl)) continue;
+  bool any = false;
+  for (auto it = own_.begin(); it != own_.end();) {
+    if (it->second.foreign || (!ctrl.empty() && it->first != ctrl)) {
+      ++it;
+      continue;
+    }
     close_(it->first, it->second, ns);
     if (global_) mark_used(it->first);
-    own_.erase(it);
-    return;
+    it = own_.erase(it);
+    any = true;
   }
-  ++counts_.unmatched_to;
+  // A driver-level start that is not Linux's or SPDK's (a FreeBSD boot line as --from), as on_to.
+  const std::string who = ctrl.empty() ? std::string() : ctrl;
+  if (!any && global_ && !global_->foreign && !used(who)) {
+    close_(who, *global_, ns);
+    mark_used(who);
+    any = true;
+  }
+  if (!any) ++counts_.unmatched_to;
 }
 
-void DmesgScanner::Tracker::on_from(const std::string& ctrl, int64_t ns, size_t line, bool freebsd) {
+void DmesgScanner::Tracker::on_from(const std::string& ctrl, int64_t ns, size_t line, bool foreign) {
   if (ctrl.empty()) {
-    global_ = Open{ns, line};
+    global_ = Open{ns, line, foreign};
     global_used_.clear();
     own_.clear();
   } else if (!(global_ && !used(ctrl))) {
     if (own_.size() >= kDmesgMaxOpenControllers && !own_.count(ctrl))
       throw std::length_error("more than " + std::to_string(kDmesgMaxOpenControllers) +
                               " controllers (nvmeN names) have an interval open at once");
-    own_[ctrl] = Open{ns, line, freebsd};
+    own_[ctrl] = Open{ns, line, foreign};
   }
 }
 
@@ -301,8 +320,8 @@ void DmesgScanner::line(std::string_view raw) {
   const bool disk_line = is_freebsd_disk_line(l.msg);
   counts_.freebsd_attach_lines += is_from && freebsd_line;
   counts_.freebsd_disk_lines += is_to && disk_line;
-  // A FreeBSD disk line ends a FreeBSD attach only: in a log that also holds Linux's or SPDK's
-  // lines it must not end their intervals (nor Linux's driver-level start).
+  // A FreeBSD disk line never ends an interval a Linux or SPDK line opened: in a mixed log it
+  // ends the FreeBSD attach only (nor Linux's driver-level start).
   // FreeBSD's `nvdN: <MODEL> NVMe namespace` names no controller (nvd units are numbered over
   // all controllers), so with two controllers attaching at once it cannot say whose interval it
   // ends: closing every open one would give each controller the first disk's time. It ends none
@@ -318,7 +337,7 @@ void DmesgScanner::line(std::string_view raw) {
     tracker_->on_to(ctrl, l.ns);
   }
   try {
-    if (is_from) tracker_->on_from(ctrl, l.ns, counts_.lines, freebsd_line);
+    if (is_from) tracker_->on_from(ctrl, l.ns, counts_.lines, is_linux_or_spdk_line(l.msg));
   } catch (const std::length_error& e) {
     throw InputError::in_source(source_, "line " + std::to_string(counts_.lines) + ": " + e.what());
   }
