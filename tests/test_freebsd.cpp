@@ -355,10 +355,12 @@ TEST_CASE("freebsd-aws-older-vs-13.1.json: the RDY waits its comment derives fro
   std::map<std::string, std::map<std::string, double>> mean_us;  // variant -> phase -> mean
   for (const auto& v : doc["variants"]) {
     REQUIRE(v["trials"].size() == 200);
+    const std::string name = v["name"].get<std::string>();
     for (const auto& t : v["trials"]) {
       CHECK(t["status"] == "ok");
       for (const auto& p : t["phases"])
-        mean_us[v["name"]][p["name"]] += (p["end_ns"].get<double>() - p["start_ns"].get<double>()) / 1000.0 / 200.0;
+        mean_us[name][p["name"].get<std::string>()] +=
+            (p["end_ns"].get<double>() - p["start_ns"].get<double>()) / 1000.0 / 200.0;
     }
   }
   const double older_second = mean_us["older"]["disable"] + mean_us["older"]["enable"];
