@@ -504,7 +504,7 @@ TEST_CASE("boot.chain: a variant's host key that every stage overrides is refuse
              Catch::StartsWith("c.json: /variants/1/set/~1host~1kernel: the boot.chain's stages override host.kernel: "
                                "the stages that read it set it themselves (/boot/chain/1/kernel)"));
   // host.overrides: the Linux stage sets kernel, which selects its row afresh (docs/hosts.md).
-  CHECK_THAT(chain_load_error(with_variant(R"({"name": "b", "patch": {"host": {"overrides": {"poll": "msleep(100)"}}}})")),
+  CHECK_THAT(chain_load_error(with_variant(R"x({"name": "b", "patch": {"host": {"overrides": {"poll": "msleep(100)"}}}})x")),
              Catch::StartsWith("c.json: /variants/1/patch/host/overrides: the boot.chain's stages override host.overrides"));
   // A whole /host object set: each of its keys.
   CHECK_THAT(chain_load_error(with_variant(R"({"name": "b", "set": {"/host": {"kernel": "5.6"}}})")),
