@@ -264,7 +264,10 @@ TEST_CASE("freebsd: host.hz is kern.hz, 1000 unless 100, and host.nvme_2x_reset 
   CHECK(freebsd_load_error("", R"({"identify": {"nn": -1}})").rfind("s.json: /controllers/0/identify/nn: ", 0) == 0);
   CHECK(freebsd_load_error("", R"({"identify": {"nn": 4294967296}})").rfind("s.json: /controllers/0/identify/nn: ", 0) ==
         0);
-  CHECK(freebsd_load_error("", R"({"identify": {"nn": 4294967295}})").empty());
+  // The key takes all 32 bits; under FreeBSD, which identifies namespaces 1..NN, so many is the
+  // event budget's refusal (issue 13; the test below), not the key's.
+  CHECK(freebsd_load_error("", R"({"identify": {"nn": 4294967295}})").rfind("s.json: /host/max_events_per_trial: ", 0) == 0);
+  CHECK(freebsd_load_error("", R"({"identify": {"nn": 1}})").empty());
 }
 
 TEST_CASE("freebsd 13.1+ with NVME_2X_RESET: two resets, the first one phase, each wait S_14 + 15R",
