@@ -116,7 +116,9 @@ void nvme_host::check_limits() {
   if (ops > h.max_events_per_trial)
     throw SimulationLimitError("the trial made more than " + std::to_string(h.max_events_per_trial) +
                                " MMIO accesses and sleeps over all controllers (limit host.max_events_per_trial); "
-                               "use a poll policy that sleeps, fewer controllers or a shorter CAP.TO");
+                               "the usual causes: a wait that polls without sleeping or a long CAP.TO (use a poll that "
+                               "sleeps or a shorter CAP.TO), many controllers, or many namespaces to identify "
+                               "(controllers[].identify.nn)");
   if (now_rel() > kMaxTrialPs)
     throw SimulationLimitError("controller " + dev_ + ": the trial ran past 1000000 s of simulated time (the "
                                "limit of one trial); use shorter latencies");

@@ -85,6 +85,13 @@ std::string log_prefix(const Variant* v, double probe_start_s, int64_t t_ps) {
   return prefix_of(v ? driver_traits(v->host.driver).log : LogFormat::printk, probe_start_s, t_ps);
 }
 
+std::string log_prefix(const Variant* v, const std::vector<StageResult>& stages, double probe_start_s, int64_t t_ps) {
+  if (stages.empty() || !stages.front().stage) return log_prefix(v, probe_start_s, t_ps);
+  size_t k = 0;
+  while (k + 1 < stages.size() && t_ps >= stages[k + 1].start_ps) ++k;
+  return prefix_of(driver_traits(stages[k].stage->host.driver).log, probe_start_s, t_ps);
+}
+
 void append_dmesg_trial(std::string& out, const TrialRequest& req, const TrialResult& res, double probe_start_s) {
   out += dmesg_boot_marker(req.variant->name, req.trial);
   out += '\n';

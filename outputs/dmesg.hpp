@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/trial_selection.hpp"
 #include "outputs/sink.hpp"
@@ -55,6 +56,12 @@ std::string spdk_log_prefix(double probe_start_s, int64_t t_ps);
 /// spdk_log_prefix (SPDK), or nothing for a driver that prints to its console as it is (U-Boot,
 /// EDK2, OpenBSD, ...).
 std::string log_prefix(const Variant* v, double probe_start_s, int64_t t_ps);
+
+/// log_prefix for a trial with boot.chain stages `stages` (its TrialResult::stages; empty
+/// without a chain: `v`'s one driver): the format of the stage whose lines `t_ps` belongs to,
+/// the last one started at or before it (the first before any), as --dmesg writes each stage's
+/// lines (append_dmesg_trial). The timeline's and the trace's dmesg lines use it.
+std::string log_prefix(const Variant* v, const std::vector<StageResult>& stages, double probe_start_s, int64_t t_ps);
 
 /// The dmesg file at `path` as a sink: the trials in `trials` of every variant, in run order, each
 /// as append_dmesg_trial writes it (they keep their events for it). Throws IoError when `path`

@@ -80,7 +80,8 @@ void append_event(std::string& out, const Event& e) {
 }
 
 // "events" and "dmesg" of a detailed trial.
-void append_events_and_dmesg(std::string& out, const Recorder& rec, const Variant* v, double probe_start_s) {
+void append_events_and_dmesg(std::string& out, const Recorder& rec, const Variant* v,
+                             const std::vector<StageResult>& stages, double probe_start_s) {
   out += ",\"events\":[";
   bool first = true;
   for (const Event& e : rec.events()) {
@@ -94,7 +95,7 @@ void append_events_and_dmesg(std::string& out, const Recorder& rec, const Varian
     if (e.kind != EventKind::message) continue;
     if (!first) out += ',';
     first = false;
-    append_json_string(out, log_prefix(v, probe_start_s, e.t_ps) + e.detail);
+    append_json_string(out, log_prefix(v, stages, probe_start_s, e.t_ps) + e.detail);
   }
   out += ']';
 }
@@ -163,7 +164,7 @@ void append_trial_json(std::string& out, const TrialRequest& req, const TrialRes
     out += ']';
   }
   append_phases(out, *res.recorder);
-  if (events && res.recorder->detailed()) append_events_and_dmesg(out, *res.recorder, req.variant, probe_start_s);
+  if (events && res.recorder->detailed()) append_events_and_dmesg(out, *res.recorder, req.variant, res.stages, probe_start_s);
   out += '}';
 }
 

@@ -109,7 +109,8 @@ class TraceEventList {
   // An MMIO access, sleep or admin command as a complete event `X`.
   void emit_span(int pid, int tid, int64_t base, const Event& e);
   // A state change (with the CSTS counter), an interrupt, a dmesg line or a warning as an instant.
-  void emit_instant(int pid, int tid, int64_t base, const Event& e, const Variant& v);
+  void emit_instant(int pid, int tid, int64_t base, const Event& e, const Variant& v,
+                    const std::vector<StageResult>& stages);
   // Deterministic order: by process, thread, time; an enclosing slice before what it encloses.
   const std::vector<Out>& sorted() {
     std::stable_sort(outs_.begin(), outs_.end(), [](const Out& a, const Out& b) {
@@ -152,7 +153,8 @@ void TraceEventList::emit_span(int pid, int tid, int64_t base, const Event& e) {
         {"tid", tid}, {"args", args}});
 }
 
-void TraceEventList::emit_instant(int pid, int tid, int64_t base, const Event& e, const Variant& v) {
+void TraceEventList::emit_instant(int pid, int tid, int64_t base, const Event& e, const Variant& v,
+                                  const std::vector<StageResult>& stages) {
   const int64_t ts = ns_of(base, e.t_ps);
   if (e.kind == EventKind::state) {
     emit(pid, tid, ts, 0,
@@ -167,7 +169,7 @@ void TraceEventList::emit_instant(int pid, int tid, int64_t base, const Event& e
   const char* cat = e.kind == EventKind::irq ? "irq" : e.kind == EventKind::message ? "dmesg" : "warning";
   ojson args = ojson::object();
   std::string name = e.detail;
-  if (e.kind == EventKind::message) args["line"] = log_prefix(&v, v.probe_start_s, e.t_ps) + e.detail;
+  if (e.kind == EventKind::message) args["line"] = log_prefix(&v, stages, v.probe_start_s, e.t_ps) + e.detail;
   if (e.kind == EventKind::warning) name = "warning: " + e.detail;
   emit(pid, tid, ts, 0,
        {{"name", name}, {"cat", cat}, {"ph", "i"}, {"s", "t"}, {"ts", us(ts)}, {"pid", pid}, {"tid", tid},
@@ -236,7 +238,7 @@ void TraceWriter::emit_trial(TraceEventList& list, const StoredTrial& t, int64_t
       case EventKind::state:
       case EventKind::irq:
       case EventKind::message:
-      case EventKind::warning: list.emit_instant(pid, tid, base, e, var); break;
+      case EventKind::warning: list.emit_instant(pid, tid, base, e, var, t.stages); break;
     }
   }
 }

@@ -106,13 +106,17 @@ void read_kernel(const Node& k, HostParams& h) {
 }
 
 void read_hz(const Node& hz, HostParams& h) {
-  // One message for every wrong value, a wrong type or a number out of any range alike: the four
-  // CONFIG_HZ choices, never a range (issue 16's last findings, item 5).
+  // One message for every wrong value, a wrong type or a number out of any range alike: the
+  // driver's choices (CONFIG_HZ's four; FreeBSD's kern.hz 100 or 1000), never a range (issue 16's
+  // last findings, item 5). h.driver is the section's (read first: see host_section's start).
   const auto& j = hz.json();
-  const bool listed = j.is_number_integer() && (j == 100 || j == 250 || j == 300 || j == 1000);
-  if (!listed)
-    hz.fail("must be one of 100, 250, 300, 1000 (CONFIG_HZ), not " +
-            (j.is_string() ? "the string " + j.dump() : j.is_number() ? j.dump() : std::string(type_name(j))));
+  const bool freebsd = h.driver == "freebsd";
+  const bool listed = j.is_number_integer() &&
+                      (freebsd ? (j == 100 || j == 1000) : (j == 100 || j == 250 || j == 300 || j == 1000));
+  const std::string given =
+      j.is_string() ? "the string " + j.dump() : j.is_number() ? j.dump() : std::string(type_name(j));
+  if (!listed && freebsd) hz.fail("FreeBSD's kern.hz must be 100 or 1000, not " + given);
+  if (!listed) hz.fail("must be one of 100, 250, 300, 1000 (CONFIG_HZ), not " + given);
   h.timers.hz = j.get<int>();
 }
 
@@ -298,6 +302,11 @@ const Section<HostParams>& host_section() {
           n.at(n.has("background_irq_rate_hz") ? "background_irq_rate_hz" : "highres")
               .fail("background_irq_rate_hz has no effect with highres false (usleep_range then wakes at a "
                     "tick, never at another interrupt): leave it out, set it to 0, or set highres true");
+      },
+      // The driver first: the keys read before its row (hz) check against the section's driver
+      // (a stage's, or host's when the stage names none), not host's.
+      [](const Node& n, HostParams& h) {
+        if (n.has("driver")) read_driver(n.at("driver"), h);
       });
   return s;
 }

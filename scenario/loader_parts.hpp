@@ -107,6 +107,12 @@ std::vector<Variant> read_variants(const JsonNode& root, const nlohmann::ordered
 /// Refuses (InputError naming `root`'s file) a --set whose location every variant of `root`
 /// overrides (by its patch or its "set"): it would change nothing. --set under /variants passes.
 void check_sets_reach_a_variant(const JsonNode& root, const std::vector<SetPatch>& sets);
+/// Refuses (InputError naming `root`'s file and the option) a --set of a host key that no
+/// boot.chain stage reads, in the document or, with variants, in every variant (each variant's
+/// own chain; a variant that writes the location itself counts as not reading it): every stage
+/// sets the key itself or its driver does not read it, so the option would change nothing.
+/// `file_driver` is the file's host.driver before the options ("linux" when it gives none).
+void check_sets_reach_a_stage(const JsonNode& root, const std::vector<SetPatch>& sets, const std::string& file_driver);
 
 /// Refuses (InputError at /trials) a trial count whose simulated time must exceed
 /// kMaxSimulatedPs (scenario/budget.cpp).

@@ -1,8 +1,11 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/json_text.hpp"
+#include "host/registry.hpp"
 #include "scenario/loader_parts.hpp"
 
 namespace nvmesim::scenario_detail {
@@ -151,6 +154,92 @@ void warn_dropped_controller_keys(const Node& v, const ojson& base, const ojson&
                        e.message());
 }
 
+// Does a stage of the resolved document `doc`'s boot.chain take `host`'s value of the host key
+// `key` (docs/hosts.md, "Boot chain": a key a stage leaves out has host's value)? True without a
+// chain. A stage takes it when it leaves the key out and its driver reads the key (the row's
+// used_by), with the table's own exceptions (scenario/sections.cpp, read_chain; host_keys.cpp):
+// `release` and FreeBSD's `hz` are host's only for a stage of host's driver; a stage that sets
+// `kernel` selects its row afresh and so drops host's `overrides`; host's `driver` reaches a stage
+// that names none, decides which stages inherit `release` and FreeBSD's `hz`, and, when `host`
+// gives no hz, host's hz itself (FreeBSD's default is 1000, Linux's 250: a Linux stage without
+// hz meets host's), when it is or was (`before_driver`, the value before the change judged)
+// "freebsd". `doc` has been read by the tables (every stage is an object, every driver known).
+bool chain_takes_host_key(const ojson& doc, const std::string& key, const std::string& before_driver) {
+  const ojson::json_pointer chain_at("/boot/chain");
+  if (!doc.contains(chain_at) || !doc.at(chain_at).is_array()) return true;
+  const ojson* host = doc.contains("host") && doc["host"].is_object() ? &doc["host"] : nullptr;
+  const std::string host_driver = host && host->contains("driver") && (*host)["driver"].is_string()
+                                      ? (*host)["driver"].get<std::string>()
+                                      : std::string("linux");
+  const KeyInfo* row = host_section().find(key);
+  for (const ojson& st : doc.at(chain_at)) {
+    if (!st.is_object()) return true;
+    const std::string driver = st.contains("driver") && st["driver"].is_string() ? st["driver"].get<std::string>() : host_driver;
+    const bool has_releases = *driver_traits(driver).releases != '\0';
+    if (key == "driver") {
+      if (!st.contains("driver") || (has_releases && !st.contains("release")) || (driver == "freebsd" && !st.contains("hz")))
+        return true;
+      const bool host_hz = host && host->contains("hz");
+      if (driver == "linux" && !st.contains("hz") && !host_hz && (host_driver == "freebsd" || before_driver == "freebsd"))
+        return true;
+      continue;
+    }
+    if (st.contains(key)) continue;
+    if (key == "release") {
+      if (has_releases && driver == host_driver) return true;
+    } else if (key == "hz") {
+      if (driver == "linux" || (driver == "freebsd" && host_driver == "freebsd")) return true;
+    } else if (key == "overrides") {
+      if (driver == "linux" && !st.contains("kernel")) return true;
+    } else if (!row || row->used_by.empty() ||
+               std::find(row->used_by.begin(), row->used_by.end(), driver) != row->used_by.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The host keys that variant `v` writes: (key, where the variant writes it), from its patch's
+// "host" object and its "set" entries at /host/KEY[/...] or /host itself.
+std::vector<std::pair<std::string, std::string>> variant_host_keys(const Node& v) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (v.has("patch") && v.at("patch").json().is_object() && v.at("patch").json().contains("host") &&
+      v.at("patch").json()["host"].is_object())
+    for (const auto& item : v.at("patch").json()["host"].items())
+      out.emplace_back(item.key(), v.ptr() + "/patch/host/" + escape_token(item.key()));
+  if (v.has("set") && v.at("set").json().is_object())
+    for (const auto& item : v.at("set").json().items()) {
+      const std::string& ptr = item.key();
+      const std::string at = v.ptr() + "/set/" + escape_token(ptr);
+      if (ptr == "/host" && item.value().is_object()) {
+        for (const auto& k : item.value().items()) out.emplace_back(k.key(), at + "/" + escape_token(k.key()));
+      } else if (under(ptr, "/host") && ptr != "/host") {
+        ojson::json_pointer jp(ptr);
+        while (jp.parent_pointer().parent_pointer().to_string() != "") jp = jp.parent_pointer();
+        out.emplace_back(jp.back(), at);
+      }
+    }
+  return out;
+}
+
+// Why no stage of `doc`'s boot.chain reads host's `key`: the message of a change of it that no
+// stage sees, naming the stages that set it themselves ("/boot/chain/N/KEY").
+std::string ignored_by_chain(const ojson& doc, const std::string& key) {
+  const ojson& chain = doc.at(ojson::json_pointer("/boot/chain"));
+  std::string set_by;
+  size_t setting = 0;
+  for (size_t i = 0; i < chain.size(); ++i)
+    if (chain[i].is_object() && chain[i].contains(key)) {
+      set_by += (set_by.empty() ? "" : ", ") + std::string("/boot/chain/") + std::to_string(i) + "/" + escape_token(key);
+      ++setting;
+    }
+  const std::string why = setting == chain.size() ? "every stage sets it itself (" + set_by + ")"
+                          : setting == 0          ? std::string("no stage's driver reads it")
+                                                  : "the stages that read it set it themselves (" + set_by + ")";
+  return "the boot.chain's stages override host." + key + ": " + why +
+         ", so this change would be ignored; change the stages instead (docs/hosts.md, \"Boot chain\")";
+}
+
 // Variant `v` of the file: its patch merged over `base`, then its "set" applied, read by the
 // same tables as the file; an error inside the patch or the set is reported there.
 Variant read_patched_variant(const Node& v, const ojson& base, const std::string& name,
@@ -164,16 +253,27 @@ Variant read_patched_variant(const Node& v, const ojson& base, const std::string
                                        "\" (variants share seed and trials to stay paired)");
   merged.merge_patch(patch);
   apply_variant_set(v, merged);
+  Variant out;
   try {
     // The whole patched document by the same tables as the file: an unknown or misplaced key
     // at any depth of the patch is an error, and every key the patch sets (boot too) counts.
-    Variant out = read_document(Node(merged, v.source(), "")).variant;
-    out.name = name;
-    warn_dropped_controller_keys(v, base, patch, warnings);
-    return out;
+    out = read_document(Node(merged, v.source(), "")).variant;
   } catch (const InputError& e) {
     reanchor(e, v, patch);
   }
+  // A host key the variant writes that no stage of its chain reads would run as if never
+  // written (issue 13): refused at the variant's own entry. Judged on the variant's patch and
+  // set, not on the resolved document, whose host keys may serve other variants.
+  const std::string before_driver = base.contains("host") && base["host"].is_object() && base["host"].contains("driver") &&
+                                            base["host"]["driver"].is_string()
+                                        ? base["host"]["driver"].get<std::string>()
+                                        : std::string("linux");
+  for (const auto& [key, at] : variant_host_keys(v))
+    if (!chain_takes_host_key(merged, key, before_driver))
+      throw InputError(v.source(), at, ignored_by_chain(merged, key));
+  out.name = name;
+  warn_dropped_controller_keys(v, base, patch, warnings);
+  return out;
 }
 
 }  // namespace
@@ -231,7 +331,77 @@ bool overrides(const ojson& v, const std::string& ptr, const ojson& value) {
   return !cur->is_object() || !value.is_object();
 }
 
+// Could variant `v` of `root` (an element of "variants") have a boot.chain? Its patch or set
+// writes under /boot, or the base has one.
+bool may_have_chain(const ojson& root, const ojson& v) {
+  if (root.contains(ojson::json_pointer("/boot/chain"))) return true;
+  if (v.contains("patch") && v["patch"].is_object() && v["patch"].contains("boot")) return true;
+  if (v.contains("set") && v["set"].is_object())
+    for (const auto& item : v["set"].items())
+      if (under(item.key(), "/boot") || item.key().empty()) return true;
+  return false;
+}
+
 }  // namespace
+
+void check_sets_reach_a_stage(const Node& root, const std::vector<SetPatch>& sets, const std::string& file_driver) {
+  // The host keys the --set options write: the key, the option, and the location and value the
+  // option puts there (one per key of an object set at /host).
+  struct HostSet {
+    std::string key;
+    const SetPatch* set;
+    std::string ptr;
+    ojson value;
+  };
+  std::vector<HostSet> keys;
+  for (const SetPatch& s : sets) {
+    if (s.pointer == "/host" && s.value.is_object()) {
+      for (const auto& k : s.value.items()) keys.push_back({k.key(), &s, "/host/" + escape_token(k.key()), k.value()});
+    } else if (under(s.pointer, "/host") && s.pointer != "/host") {
+      ojson::json_pointer jp(s.pointer);
+      while (jp.parent_pointer().parent_pointer().to_string() != "") jp = jp.parent_pointer();
+      keys.push_back({jp.back(), &s, s.pointer, s.value});
+    }
+  }
+  if (keys.empty()) return;
+  const ojson& doc = root.json();
+  const bool variants = root.has("variants") && doc["variants"].is_array() && !doc["variants"].empty();
+  if (!variants) {
+    for (const HostSet& k : keys)
+      if (!chain_takes_host_key(doc, k.key, file_driver))
+        throw InputError::in_source(root.source(), "--set " + k.set->pointer + ": " + ignored_by_chain(doc, k.key));
+    return;
+  }
+  // With variants: the option changes nothing when, in every variant, the variant writes the
+  // location itself or its resolved chain does not read the key (check_sets_reach_a_variant
+  // refuses the case where every variant writes it).
+  std::vector<bool> reached(keys.size(), false);
+  const Node vs = root.at("variants");
+  std::optional<ojson> base, last_merged;
+  for (size_t i = 0; i < doc["variants"].size(); ++i) {
+    const ojson& v = doc["variants"][i];
+    if (!may_have_chain(doc, v)) {
+      for (size_t k = 0; k < keys.size(); ++k)
+        if (!overrides(v, keys[k].ptr, keys[k].value)) reached[k] = true;
+      continue;
+    }
+    if (!base) {
+      base = doc;
+      base->erase("variants");
+    }
+    ojson merged = *base;
+    if (v.contains("patch") && v["patch"].is_object()) merged.merge_patch(v["patch"]);
+    apply_variant_set(vs.at(i), merged);
+    for (size_t k = 0; k < keys.size(); ++k)
+      if (!overrides(v, keys[k].ptr, keys[k].value) && chain_takes_host_key(merged, keys[k].key, file_driver))
+        reached[k] = true;
+    last_merged = std::move(merged);
+  }
+  for (size_t k = 0; k < keys.size(); ++k)
+    if (!reached[k] && last_merged)
+      throw InputError::in_source(root.source(), "--set " + keys[k].set->pointer + ": in every variant " +
+                                                     ignored_by_chain(*last_merged, keys[k].key));
+}
 
 void check_sets_reach_a_variant(const Node& root, const std::vector<SetPatch>& sets) {
   if (!root.has("variants") || !root.at("variants").json().is_array() || root.at("variants").json().empty()) return;

@@ -470,3 +470,129 @@ TEST_CASE("boot.chain: a freebsd stage without hz takes host's hz when host is f
       "controllers": [{}], "boot": {"chain": [{"driver": "edk2"}, {"driver": "freebsd"}]}})", "l.json");
   CHECK(l.variants.at(0).chain[1].host.timers.hz == 1000);
 }
+
+namespace {
+// The message of loading `text` (with --set `sets`), or "" when it loads.
+std::string chain_load_error(const std::string& text, const std::vector<std::string>& sets = {}) {
+  LoadOptions lo;
+  for (const std::string& s : sets) lo.sets.push_back(parse_set(s));
+  try {
+    (void)load_scenario_text(text, "c.json", lo);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+// EDK2, then Linux naming its kernel: every stage names its driver, the Linux stage its kernel.
+const char* kNamedChain = R"({"schema": "nvmesim.scenario/1", "host": {}, "controllers": [{}],
+    "boot": {"chain": [{"driver": "edk2"}, {"driver": "linux", "kernel": "5.7"}]}, "variants": [{"name": "a"}, VARIANT]})";
+std::string with_variant(const std::string& variant) {
+  std::string s = kNamedChain;
+  return s.replace(s.find("VARIANT"), 7, variant);
+}
+}  // namespace
+
+TEST_CASE("boot.chain: a variant's host key that every stage overrides is refused at the variant's entry",
+          "[chain][scenario]") {
+  // Issue 13: a variant's /host/driver (or /host/kernel) under a chain whose every stage names
+  // its own ran as if never written. Refused at the variant's patch or set entry.
+  CHECK(chain_load_error(with_variant(R"({"name": "b", "patch": {"host": {"driver": "uboot"}}})")) ==
+        "c.json: /variants/1/patch/host/driver: the boot.chain's stages override host.driver: every stage sets it "
+        "itself (/boot/chain/0/driver, /boot/chain/1/driver), so this change would be ignored; change the stages "
+        "instead (docs/hosts.md, \"Boot chain\")");
+  CHECK_THAT(chain_load_error(with_variant(R"({"name": "b", "set": {"/host/kernel": "5.6"}})")),
+             Catch::StartsWith("c.json: /variants/1/set/~1host~1kernel: the boot.chain's stages override host.kernel: "
+                               "the stages that read it set it themselves (/boot/chain/1/kernel)"));
+  // host.overrides: the Linux stage sets kernel, which selects its row afresh (docs/hosts.md).
+  CHECK_THAT(chain_load_error(with_variant(R"x({"name": "b", "patch": {"host": {"overrides": {"poll": "msleep(100)"}}}})x")),
+             Catch::StartsWith("c.json: /variants/1/patch/host/overrides: the boot.chain's stages override host.overrides"));
+  // A whole /host object set: each of its keys.
+  CHECK_THAT(chain_load_error(with_variant(R"({"name": "b", "set": {"/host": {"kernel": "5.6"}}})")),
+             Catch::StartsWith("c.json: /variants/1/set/~1host/kernel: the boot.chain's stages override host.kernel"));
+  // A stage that leaves the key out reads host's: the variant's kernel reaches Linux's stage.
+  const Scenario ok = load_scenario_text(R"({"schema": "nvmesim.scenario/1", "host": {}, "controllers": [{}],
+      "boot": {"chain": [{"driver": "edk2"}, {"driver": "linux"}]},
+      "variants": [{"name": "a"}, {"name": "b", "set": {"/host/kernel": "5.6"}}]})",
+                                         "c.json");
+  CHECK(ok.variants.at(1).chain.at(1).host.kernel.to_string() == "5.6");
+  // host.driver "freebsd" does reach a Linux stage without hz: host's kern.hz default is 1000
+  // (Linux's CONFIG_HZ default 250), and the stage meets host's hz.
+  const Scenario fb = load_scenario_text(with_variant(R"({"name": "b", "patch": {"host": {"driver": "freebsd"}}})"), "c.json");
+  CHECK(fb.variants.at(1).chain.at(1).host.timers.hz == 1000);
+  CHECK(fb.variants.at(0).chain.at(1).host.timers.hz == 250);
+  // Judged per variant: the shipped qemu-seabios.json's base host.driver serves the variants
+  // without a chain, and a variant that changes host.driver without a chain is fine.
+  CHECK_NOTHROW(load_scenario_file(std::string(NVMESIM_SOURCE_DIR) + "/scenarios/qemu-seabios.json"));
+}
+
+TEST_CASE("boot.chain: a --set of a host key that no stage reads is refused naming the option", "[chain][scenario]") {
+  const std::string one = R"({"schema": "nvmesim.scenario/1", "host": {}, "controllers": [{}],
+      "boot": {"chain": [{"driver": "edk2"}, {"driver": "linux", "kernel": "5.7"}]}})";
+  CHECK(chain_load_error(one, {"/host/kernel=\"5.6\""}) ==
+        "c.json: --set /host/kernel: the boot.chain's stages override host.kernel: the stages that read it set it "
+        "themselves (/boot/chain/1/kernel), so this change would be ignored; change the stages instead "
+        "(docs/hosts.md, \"Boot chain\")");
+  CHECK_THAT(chain_load_error(one, {"/host/driver=\"uboot\""}), Catch::StartsWith("c.json: --set /host/driver: "));
+  // A key some stage reads is fine (hz: Linux's stage leaves it out).
+  CHECK(chain_load_error(one, {"/host/hz=1000"}).empty());
+  // With variants: refused only when no variant's chain reads it; a variant without a chain does.
+  const std::string two = R"({"schema": "nvmesim.scenario/1", "host": {}, "controllers": [{}],
+      "variants": [{"name": "chain", "patch": {"boot": {"chain": [{"driver": "edk2"}, {"driver": "linux", "kernel": "5.7"}]}}},
+                   {"name": "plain"}]})";
+  CHECK(chain_load_error(two, {"/host/kernel=\"5.6\""}).empty());
+  const std::string both = R"({"schema": "nvmesim.scenario/1", "host": {}, "controllers": [{}],
+      "boot": {"chain": [{"driver": "edk2"}, {"driver": "linux", "kernel": "5.7"}]},
+      "variants": [{"name": "a"}, {"name": "b", "set": {"/boot/chain/1/kernel": "5.6"}}]})";
+  CHECK_THAT(chain_load_error(both, {"/host/kernel=\"6.6\""}),
+             Catch::StartsWith("c.json: --set /host/kernel: in every variant the boot.chain's stages override host.kernel"));
+}
+
+TEST_CASE("boot.chain: a stage's key is named at its stage, not at /host", "[chain][scenario]") {
+  // Issue 13: the I/O-queue budget check named /host/max_events_per_trial for the Linux stage's
+  // own limit. 64 queue pairs x 4 doorbell writes = 256 > 100.
+  CHECK_THAT(chain_load_error(R"({"schema": "nvmesim.scenario/1", "controllers": [{"io_queues": 64}],
+      "boot": {"chain": [{"driver": "edk2"}, {"driver": "linux", "kernel": "5.7", "max_events_per_trial": 100}]}})"),
+             Catch::StartsWith("c.json: /boot/chain/1/max_events_per_trial: variant \"base\": a trial whose probes "
+                               "succeed makes at least 256 MMIO accesses"));
+  // A FreeBSD stage's hz is judged by FreeBSD's list (the stage names the driver after hz).
+  CHECK(chain_load_error(R"({"schema": "nvmesim.scenario/1", "controllers": [{}],
+      "boot": {"chain": [{"driver": "edk2"}, {"hz": "1000", "driver": "freebsd"}]}})") ==
+        "c.json: /boot/chain/1/hz: FreeBSD's kern.hz must be 100 or 1000, not the string \"1000\"");
+}
+
+TEST_CASE("boot.chain: the timeline's and the trace's dmesg lines are in each stage's format", "[chain][process]") {
+  // Issue 13: only --dmesg was per stage; the timeline and the trace printed EDK2's console
+  // lines with Linux's printk time (the last stage's format). edk2-linux-aws, trial 0: EDK2's
+  // `NvmExpressDriverBindingStart: start` bare, Linux's `nvme nvme0: pci function ...` after
+  // "[    1.5" (boot.probe_start_s 0.537088 + EDK2's stage + the 1 s gap).
+  const std::string d = "/tmp/nvmesim-test-chain-lines-" + std::to_string(::getpid());
+  REQUIRE(test::run_nvmesim("run " + std::string(NVMESIM_SOURCE_DIR) + "/scenarios/edk2-linux-aws.json -n 1 -q --out " + d +
+                            ".json --trace " + d + ".trace.json") == 0);
+  const nlohmann::json tl = nlohmann::json::parse(test::slurp(d + ".json"));
+  const auto& lines = tl["variants"][0]["trials"][0]["dmesg"];
+  REQUIRE(lines.is_array());
+  bool edk2 = false, linux_line = false;
+  for (const auto& l : lines) {
+    const std::string s = l.get<std::string>();
+    if (s.find("NvmExpressDriverBindingStart: start") != std::string::npos) {
+      CHECK(s == "NvmExpressDriverBindingStart: start");
+      edk2 = true;
+    }
+    if (s.find("nvme nvme0: pci function") != std::string::npos) {
+      CHECK(s.rfind("[    1.5", 0) == 0);
+      linux_line = true;
+    }
+  }
+  CHECK(edk2);
+  CHECK(linux_line);
+  const nlohmann::json tr = nlohmann::json::parse(test::slurp(d + ".trace.json"));
+  bool traced = false;
+  for (const auto& e : tr["traceEvents"])
+    if (e.value("cat", "") == "dmesg" && e["name"] == "NvmExpressDriverBindingStart: start" && !traced) {
+      CHECK(e["args"]["line"] == "NvmExpressDriverBindingStart: start");
+      traced = true;
+    }
+  CHECK(traced);
+  std::remove((d + ".json").c_str());
+  std::remove((d + ".trace.json").c_str());
+}

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.hpp"
 #include "support.hpp"
 #include "tools/dmesg_reader.hpp"
 
@@ -177,4 +178,122 @@ TEST_CASE("dmesg round trip: spdk's --dmesg read back gives its probe times", "[
              R"({"schema": "nvmesim.scenario/1", "trials": 4, "host": {"driver": "spdk"},
                  "controllers": [{"cap": {"to": 2}, "enable_latency": {"dist": "uniform", "min": "1ms", "max": "3ms"}}]})",
              4);
+}
+
+TEST_CASE("dmesg reader: an ISO or SPDK time that is no time is refused at its line", "[dmesg][spdk]") {
+  // Issue 13: hour 25 was taken as no time (the line skipped), February 30 as March 2.
+  const std::string ready = "nvme_ctrlr.c:1462:_nvme_ctrlr_set_state: *DEBUG*: [0000:04:00.0] setting state to ready (no timeout)";
+  const std::string init = "nvme_ctrlr.c:1462:_nvme_ctrlr_set_state: *DEBUG*: [0000:04:00.0] setting state to delay init (no timeout)";
+  auto error_of = [](const std::string& log) -> std::string {
+    try {
+      (void)parse_dmesg_text(log, "bad.log");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string hour25 = error_of("[2023-04-17 19:10:08.000000] " + init + "\n[2023-04-17 25:00:00.000000] " + ready + "\n");
+  CHECK(hour25 == "bad.log: line 2: \"2023-04-17 25:00:00\" is not a time: the hour must be 00 to 23 (nvmesim dmesg "
+                  "reads ISO-8601 and SPDK times as written; fix or remove the line)");
+  CHECK(hour25.find("no line matching") == std::string::npos);
+  CHECK_THAT(error_of("2023-02-30T10:00:00,000000+00:00 host kernel: nvme nvme0: pci function 0000:04:00.0\n"),
+             Catch::StartsWith("bad.log: line 1: \"2023-02-30T10:00:00\" is not a time: the day must be 01 to 28 in 2023-02"));
+  CHECK_THAT(error_of("[1900-01-01 00:00:00.000000] " + init + "\n"), Catch::Contains("the year must be 1970 to 2200"));
+  CHECK_THAT(error_of("2023-01-01T10:00:00+25:00 x\n"), Catch::Contains("the zone offset must be at most 23:59"));
+  // A leap day is a day: 2024-02-28 23:59:59.5 to 2024-02-29 00:00:01 is 1.5 s; 2000 was a leap
+  // year too (divisible by 400), 2100 will not be.
+  const auto leap = parse_dmesg_text("[2024-02-28 23:59:59.500000] " + init + "\n[2024-02-29 00:00:01.000000] " + ready + "\n", "leap");
+  REQUIRE(leap.intervals.size() == 1);
+  CHECK(leap.intervals[0].duration_ns() == 1'500'000'000);
+  CHECK(error_of("[2000-02-29 00:00:00.000000] " + init + "\n[2000-02-29 00:00:01.000000] " + ready + "\n").empty());
+  CHECK_THAT(error_of("[2100-02-29 00:00:00.000000] " + init + "\n"), Catch::Contains("the day must be 01 to 28 in 2100-02"));
+  // A leap second stays allowed: 23:59:60 is one second after 23:59:59.
+  const auto sec60 = parse_dmesg_text("[2016-12-31 23:59:59.000000] " + init + "\n[2016-12-31 23:59:60.000000] " + ready + "\n", "ls");
+  REQUIRE(sec60.intervals.size() == 1);
+  CHECK(sec60.intervals[0].duration_ns() == 1'000'000'000);
+}
+
+TEST_CASE("dmesg reader: an nvd line ends a FreeBSD attach only, never Linux's or SPDK's interval", "[dmesg][freebsd]") {
+  // Issue 13: in a mixed log an nvd line closed a Linux interval (here at 1.1 s: 100 ms) and an
+  // SPDK one. Linux: pci function 1.000000 -> queues 1.200000 = 200 ms; SPDK: delay init
+  // 10:00:00.000000 -> ready 10:00:00.300000 = 300 ms; the nvd lines between end nothing.
+  const auto linux_log = parse_dmesg_text("[1.000000] nvme nvme0: pci function 0000:04:00.0\n"
+                                          "[1.100000] nvd0: <X> NVMe namespace\n"
+                                          "[1.200000] nvme nvme0: 2/0/0 default/read/poll queues\n",
+                                          "mixed");
+  REQUIRE(linux_log.intervals.size() == 1);
+  CHECK(linux_log.intervals[0].duration_ns() == 200'000'000);
+  CHECK(linux_log.unmatched_to == 1);
+  const auto spdk_log = parse_dmesg_text(
+      "[2023-04-17 10:00:00.000000] nvme_ctrlr.c:1462:_nvme_ctrlr_set_state: *DEBUG*: [0000:04:00.0] setting state to delay init (no timeout)\n"
+      "[2023-04-17 10:00:00.100000] nvd0: <X> NVMe namespace\n"
+      "[2023-04-17 10:00:00.300000] nvme_ctrlr.c:1462:_nvme_ctrlr_set_state: *DEBUG*: [0000:04:00.0] setting state to ready (no timeout)\n",
+      "mixed2");
+  REQUIRE(spdk_log.intervals.size() == 1);
+  CHECK(spdk_log.intervals[0].duration_ns() == 300'000'000);
+  // With a Linux interval and a FreeBSD attach open, the nvd line ends the FreeBSD one (1.05 s ->
+  // 1.15 s: 100 ms), without the two-controllers warning; the Linux one ends at its queues line.
+  const auto both = parse_dmesg_text("[1.000000] nvme nvme0: pci function 0000:04:00.0\n"
+                                     "[1.050000] nvme1: <Generic NVMe Device> at device 5.0 on pci0\n"
+                                     "[1.150000] nvd0: <X> NVMe namespace\n"
+                                     "[1.200000] nvme nvme0: 2/0/0 default/read/poll queues\n",
+                                     "mixed3");
+  REQUIRE(both.intervals.size() == 2);
+  CHECK(both.intervals[0].ctrl == "nvme1");
+  CHECK(both.intervals[0].duration_ns() == 100'000'000);
+  CHECK(both.intervals[1].ctrl == "nvme0");
+  CHECK(both.intervals[1].duration_ns() == 200'000'000);
+  CHECK(both.warnings.empty());
+}
+
+TEST_CASE("dmesg: FreeBSD attach lines without an nvd line - the no-interval error hints at identify.nn", "[dmesg][freebsd][cli]") {
+  write_file("fbsd_no_nvd.dmesg", "[1.234567] nvme0: <Generic NVMe Device> at device 4.0 on pci0\n");
+  const test::CliResult r = test::run_capture("dmesg fbsd_no_nvd.dmesg");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("no interval: no line matching --to"));
+  CHECK_THAT(r.err, Catch::Contains("the log has FreeBSD attach lines but no nvd or nda line"));
+  CHECK_THAT(r.err, Catch::Contains("controllers[].identify.nn"));
+  // Not for a Linux log.
+  write_file("linux_no_queues.dmesg", "[1.000000] nvme nvme0: pci function 0000:04:00.0\n");
+  const test::CliResult l = test::run_capture("dmesg linux_no_queues.dmesg");
+  CHECK(l.status == 2);
+  CHECK(l.err.find("identify.nn") == std::string::npos);
+  std::remove("fbsd_no_nvd.dmesg");
+  std::remove("linux_no_queues.dmesg");
+}
+
+TEST_CASE("freebsd-aws-older-vs-13.1.json: its --dmesg reads back, one attach-to-nvd0 interval per trial", "[dmesg][freebsd][cases]") {
+  // identify.nn 1 (issue 13): each attach ends with `nvd0: <Amazon Elastic Block Store> NVMe
+  // namespace`; with nn 0 no interval could be read. 5 trials x 2 variants.
+  const std::string dm = "fbsd_aws.dmesg", tl = "fbsd_aws.tl.json";
+  REQUIRE(run_nvmesim(std::string("run ") + NVMESIM_SOURCE_DIR + "/scenarios/freebsd-aws-older-vs-13.1.json -q --trials 5 "
+                      "--detail-trials 0 --out " + tl + " --dmesg " + dm) == 0);
+  const auto doc = nlohmann::json::parse(slurp(tl));
+  const auto parse = parse_dmesg_text(slurp(dm), dm);
+  REQUIRE(parse.intervals.size() == 10);
+  size_t i = 0;
+  for (const auto& v : doc["variants"])
+    for (const auto& t : v["trials"]) {
+      CHECK(t["status"] == "ok");
+      const int64_t probe_ns = t["probe_ns"];
+      CHECK(parse.intervals.at(i++).duration_ns() == probe_ns / 1000 * 1000);
+    }
+  std::remove(dm.c_str());
+  std::remove(tl.c_str());
+}
+
+TEST_CASE("dmesg reader: a FreeBSD boot line as a driver-level --from still ends at the nvd line", "[dmesg][freebsd]") {
+  // The mixed-log rule (an nvd line ends no Linux or SPDK interval) keeps a driver-level start
+  // of another origin: FreeBSD's boot banner 0.100000 -> nvd0 1.500123 = 1400.123 ms.
+  const auto p = parse_dmesg_text("[0.100000] ---<<BOOT>>---\n"
+                                  "[1.234567] nvme0: <Generic NVMe Device> at device 4.0 on pci0\n"
+                                  "[1.500123] nvd0: <X> NVMe namespace\n",
+                                  "boot", "BOOT", R"(^nvd[0-9]+: )");
+  REQUIRE(p.intervals.size() == 1);
+  CHECK(p.intervals[0].duration_ns() == 1'400'123'000);
+  // Linux's driver init as --from is not ended by it.
+  const auto l = parse_dmesg_text("[0.100000] initcall nvme_init+0x0/0x5b returned 0 after 0 usecs\n"
+                                  "[1.500123] nvd0: <X> NVMe namespace\n",
+                                  "boot2", "nvme_init", R"(^nvd[0-9]+: )");
+  CHECK(l.intervals.empty());
 }

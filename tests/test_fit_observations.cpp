@@ -12,6 +12,7 @@
 #include "core/errors.hpp"
 #include "fit/observations.hpp"
 #include "fit/problems.hpp"
+#include "scenario/scenario.hpp"
 #include "support.hpp"
 
 using namespace nvmesim;
@@ -246,4 +247,22 @@ TEST_CASE("fit: a FIFO as the observation file is refused at once - not waited o
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains(d + "/obs.json"));
   std::filesystem::remove_all(d);
+}
+
+TEST_CASE("observations: id-ctrl's rtd3e 4294967295 (0xffffffff) is a time, the largest NVMe allows", "[fit][obs]") {
+  // Issue 13 asked whether this must be refused. NVMe Base 2.0, Identify Controller bytes 91:88:
+  // RTD3E is a 32-bit count of microseconds; 0 means not reported and no other value is
+  // reserved, so 0xFFFFFFFF is a valid report (4294.967295 s, a drive claiming over an hour to
+  // resume from D3). Kept as read: a host clamps it (Linux: to 60 s; SPDK's shutdown limit takes
+  // max(RTD3E, 10 s)), not the dump reader; 4294967296 (33 bits) stays refused above.
+  for (const char* v : {"4294967295", "0xffffffff"}) {
+    const Observations o = parse_observations(
+        obs_with_machine(std::string(R"({"id_ctrl": {"text": ["mn        : x", "rtd3e     : )") + v + R"("]}})"), "obs.json", "");
+    CHECK(o.device["identify"]["rtd3e"] == "4294967295us");
+  }
+  // The scenario key takes it (its bound is the same 32-bit count of microseconds).
+  const Scenario sc = load_scenario_text(R"({"schema": "nvmesim.scenario/1", "controllers": [{"identify": {"rtd3e": "4294967295us"}}]})", "s.json");
+  CHECK(sc.variants.at(0).controllers.at(0).rtd3e_us == int64_t{4294967295});
+  CHECK_THROWS_AS(load_scenario_text(R"({"schema": "nvmesim.scenario/1", "controllers": [{"identify": {"rtd3e": "4294967296us"}}]})", "s.json"),
+                  InputError);
 }

@@ -59,9 +59,18 @@ int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
+// Days in month `m` (1-12) of year `y` (Gregorian leap years).
+int64_t days_in_month(int64_t y, int64_t m) {
+  static const int64_t days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return m == 2 && leap ? 29 : days[m - 1];
+}
+
 // "2020-03-03T10:00:00,123456+00:00" (or '.', 'Z', "+0000", no zone) at the start of s; with
-// `space`, "2020-03-03 10:00:00.123456" (SPDK's log time) instead.
-std::optional<int64_t> parse_iso(const std::string& s, size_t& i, bool space = false) {
+// `space`, "2020-03-03 10:00:00.123456" (SPDK's log time) instead. A time of that shape whose
+// value is none (month 13, February 30, hour 24, minute 60, second 61, a zone past +23:59, a
+// year outside 1970-2200) gives nullopt with `*bad` saying what is wrong.
+std::optional<int64_t> parse_iso(const std::string& s, size_t& i, bool space, std::string* bad) {
   const char* shape = space ? "dddd-dd-dd dd:dd:dd" : "dddd-dd-ddTdd:dd:dd";
   size_t n = 0;
   for (; shape[n]; ++n) {
@@ -74,8 +83,19 @@ std::optional<int64_t> parse_iso(const std::string& s, size_t& i, bool space = f
     return v;
   };
   const int64_t y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), se = num(17, 2);
-  if (y < 1970 || y > 2200) return std::nullopt;  // ns since the epoch stay within int64
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
+  const std::string shown = s.substr(0, n);
+  auto fail = [&](const std::string& why) -> std::optional<int64_t> {
+    *bad = "\"" + shown + "\" is not a time: " + why;
+    return std::nullopt;
+  };
+  // ns since the epoch stay within int64 (2262); 1970 keeps them non-negative.
+  if (y < 1970 || y > 2200) return fail("the year must be 1970 to 2200");
+  if (mo < 1 || mo > 12) return fail("the month must be 01 to 12");
+  if (d < 1 || d > days_in_month(y, mo))
+    return fail("the day must be 01 to " + std::to_string(days_in_month(y, mo)) + " in " + shown.substr(0, 7));
+  if (h > 23) return fail("the hour must be 00 to 23");
+  if (mi > 59) return fail("the minute must be 00 to 59");
+  if (se > 60) return fail("the second must be 00 to 60 (a leap second)");
   int64_t ns = (days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) * 1000000000;
   size_t j = n;
   if (j < s.size() && (s[j] == '.' || s[j] == ',')) {
@@ -101,6 +121,7 @@ std::optional<int64_t> parse_iso(const std::string& s, size_t& i, bool space = f
     if (k < s.size() && s[k] == ':') ++k;
     if (k + 2 > s.size() || !is_digit(s[k]) || !is_digit(s[k + 1])) return std::nullopt;
     const int64_t zm = num(k, 2);
+    if (zh > 23 || zm > 59) return fail("the zone offset must be at most 23:59");
     ns -= sign * (zh * 3600 + zm * 60) * 1000000000;
     j = k + 2;
   }
@@ -111,13 +132,13 @@ std::optional<int64_t> parse_iso(const std::string& s, size_t& i, bool space = f
 
 // SPDK's log: "[2023-04-17 19:10:08.630485] msg" (local time, microseconds) at the start of raw:
 // returns ns since the epoch (as if UTC) and moves i past "] ".
-std::optional<int64_t> parse_spdk_time(const std::string& raw, size_t& i) {
+std::optional<int64_t> parse_spdk_time(const std::string& raw, size_t& i, std::string* bad) {
   if (raw.size() < 2 || raw[0] != '[') return std::nullopt;
   const size_t close = raw.find(']');
   if (close == std::string::npos) return std::nullopt;
   const std::string inner = raw.substr(1, close - 1);
   size_t j = 0;
-  const auto ns = parse_iso(inner, j, true);
+  const auto ns = parse_iso(inner, j, true, bad);
   if (!ns || j != inner.size()) return std::nullopt;
   i = close + 1;
   if (i < raw.size() && raw[i] == ' ') ++i;
@@ -172,13 +193,19 @@ DmesgLine split_dmesg_line(const std::string& raw) {
     l.msg = raw.substr(i);
     return l;
   }
-  if (auto ns = parse_spdk_time(raw, i)) {
+  std::string bad;
+  if (auto ns = parse_spdk_time(raw, i, &bad)) {
     l.timed = true;
     l.ns = *ns;
     l.msg = raw.substr(i);
     return l;
   }
-  if (auto ns = parse_iso(raw, i)) {
+  if (!bad.empty()) {
+    l.bad_time = bad;
+    l.msg = raw;
+    return l;
+  }
+  if (auto ns = parse_iso(raw, i, false, &bad)) {
     l.timed = true;
     l.ns = *ns;
     skip_kernel_tag(raw, i);
@@ -188,6 +215,11 @@ DmesgLine split_dmesg_line(const std::string& raw) {
       i = k;
     }
     l.msg = raw.substr(i);
+    return l;
+  }
+  if (!bad.empty()) {
+    l.bad_time = bad;
+    l.msg = raw;
     return l;
   }
   // Syslog ("Mar  3 10:00:00 host kernel: [  714.456099] msg"): the bracketed kernel time.

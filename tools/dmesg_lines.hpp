@@ -11,6 +11,10 @@ struct DmesgLine {
   bool timed = false;
   int64_t ns = 0;
   std::string msg;
+  /// Non-empty when the line starts with an ISO-8601 or SPDK time of the right shape whose value
+  /// is no time (hour 25, February 30, a year outside 1970-2200): what is wrong. The line is then
+  /// untimed; the reader refuses it (DmesgScanner::line).
+  std::string bad_time;
 };
 
 /// Splits `raw` (one line, without its newline): /dev/kmsg records, "<6>" levels, "[  714.456099]"

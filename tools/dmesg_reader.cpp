@@ -31,7 +31,28 @@ std::unique_ptr<re2::RE2> compile(const std::string& re, const char* option) {
 struct Open {
   int64_t ns = 0;
   size_t line = 0;
+  bool foreign = false;  ///< opened by a Linux or SPDK line: a FreeBSD disk line never ends it
 };
+
+// Linux's and SPDK's lines: the nvme driver's device lines (`nvme nvme0: ...`), its init
+// (`initcall nvme_init ...`), SPDK's `nvme_ctrlr.c:...`/`nvme.c:...` lines.
+bool is_linux_or_spdk_line(std::string_view msg) {
+  return msg.substr(0, 9) == "nvme nvme" || msg.find("nvme_init") != std::string_view::npos ||
+         msg.find("nvme_ctrlr") != std::string_view::npos || msg.substr(0, 7) == "nvme.c:";
+}
+
+// FreeBSD's lines: a controller's own (`nvme0: ...`, the attach line among them; Linux's read
+// `nvme nvme0: ...`, SPDK's `nvme_ctrlr.c:...`) and a disk's (`nvd0: ...`, `nda0 at nvme0 ...`).
+bool is_freebsd_controller_line(std::string_view msg) {
+  if (msg.substr(0, 4) != "nvme") return false;
+  size_t e = 4;
+  while (e < msg.size() && msg[e] >= '0' && msg[e] <= '9') ++e;
+  return e > 4 && msg.substr(e, 2) == ": ";
+}
+bool is_freebsd_disk_line(std::string_view msg) {
+  if (msg.substr(0, 3) != "nvd" && msg.substr(0, 3) != "nda") return false;
+  return msg.size() > 3 && msg[3] >= '0' && msg[3] <= '9';
+}
 
 }  // namespace
 
@@ -107,11 +128,20 @@ class DmesgScanner::Tracker {
   Tracker(CloseFn close, DmesgCounts& counts) : close_(std::move(close)), counts_(counts) {}
   /// A --to line of controller `ctrl` ("" for a driver-level line) at `ns`.
   void on_to(const std::string& ctrl, int64_t ns);
-  /// Controllers with an interval of their own open.
-  size_t own_open() const { return own_.size(); }
-  /// A --from line of controller `ctrl` ("" for a driver-level line) at `ns`, line `line`.
-  /// Throws std::length_error past kDmesgMaxOpenControllers open intervals.
-  void on_from(const std::string& ctrl, int64_t ns, size_t line);
+  /// A --to line of a FreeBSD disk (`nvd0: ...`, `nda0 at nvme0 ...`) of controller `ctrl` ("" for
+  /// nvd, which names none) at `ns`: as on_to, but it never ends an interval a Linux or SPDK line
+  /// opened (a mixed log).
+  void on_freebsd_disk(const std::string& ctrl, int64_t ns);
+  /// Controllers with an interval of their own open that no Linux or SPDK line opened.
+  size_t freebsd_open() const {
+    size_t n = 0;
+    for (const auto& [c, o] : own_) n += !o.foreign;
+    return n;
+  }
+  /// A --from line of controller `ctrl` ("" for a driver-level line) at `ns`, line `line`;
+  /// `foreign`: the line is Linux's or SPDK's. Throws std::length_error past
+  /// kDmesgMaxOpenControllers open intervals.
+  void on_from(const std::string& ctrl, int64_t ns, size_t line, bool foreign);
   /// Intervals open now: controllers' own starts, and a driver-level start nobody used.
   size_t open() const { return own_.size() + (global_ && global_used_.empty() ? 1 : 0); }
   /// Forgets every open interval (the end of a boot, time going backwards).
@@ -167,16 +197,38 @@ void DmesgScanner::Tracker::on_to(const std::string& ctrl, int64_t ns) {
   if (!any) ++counts_.unmatched_to;
 }
 
-void DmesgScanner::Tracker::on_from(const std::string& ctrl, int64_t ns, size_t line) {
+void DmesgScanner::Tracker::on_freebsd_disk(const std::string& ctrl, int64_t ns) {
+  bool any = false;
+  for (auto it = own_.begin(); it != own_.end();) {
+    if (it->second.foreign || (!ctrl.empty() && it->first != ctrl)) {
+      ++it;
+      continue;
+    }
+    close_(it->first, it->second, ns);
+    if (global_) mark_used(it->first);
+    it = own_.erase(it);
+    any = true;
+  }
+  // A driver-level start that is not Linux's or SPDK's (a FreeBSD boot line as --from), as on_to.
+  const std::string who = ctrl.empty() ? std::string() : ctrl;
+  if (!any && global_ && !global_->foreign && !used(who)) {
+    close_(who, *global_, ns);
+    mark_used(who);
+    any = true;
+  }
+  if (!any) ++counts_.unmatched_to;
+}
+
+void DmesgScanner::Tracker::on_from(const std::string& ctrl, int64_t ns, size_t line, bool foreign) {
   if (ctrl.empty()) {
-    global_ = Open{ns, line};
+    global_ = Open{ns, line, foreign};
     global_used_.clear();
     own_.clear();
   } else if (!(global_ && !used(ctrl))) {
     if (own_.size() >= kDmesgMaxOpenControllers && !own_.count(ctrl))
       throw std::length_error("more than " + std::to_string(kDmesgMaxOpenControllers) +
                               " controllers (nvmeN names) have an interval open at once");
-    own_[ctrl] = Open{ns, line};
+    own_[ctrl] = Open{ns, line, foreign};
   }
 }
 
@@ -229,6 +281,13 @@ void DmesgScanner::line(std::string_view raw) {
   raw = raw.substr(0, kDmesgMaxLineBytes);
   if (raw.empty()) return;
   const DmesgLine l = split_dmesg_line(std::string(raw));
+  // A time of a known shape that is no time (hour 25, February 30) is a damaged log: taking the
+  // line as untimed, or the date as the next month's, would give an interval silently wrong or
+  // none with a misleading reason. Refused at its line, as an unreadable boot marker is.
+  if (!l.bad_time.empty())
+    throw InputError::in_source(source_, "line " + std::to_string(counts_.lines) + ": " + l.bad_time +
+                                             " (nvmesim dmesg reads ISO-8601 and SPDK times as written; fix or "
+                                             "remove the line)");
   const bool is_from = patterns_.is_from(l.msg);
   const bool is_to = patterns_.is_to(l.msg);
   if (!l.timed) {
@@ -256,16 +315,29 @@ void DmesgScanner::line(std::string_view raw) {
   // all controllers), so with two controllers attaching at once it cannot say whose interval it
   // ends: closing every open one would give each controller the first disk's time. It ends none
   // then, with a warning, rather than a wrong interval.
-  if (is_to && ctrl.empty() && l.msg.rfind("nvd", 0) == 0 && tracker_->own_open() > 1) {
+  // FreeBSD's attach and disk lines, counted for the "no interval" error's hint.
+  const bool freebsd_line = is_freebsd_controller_line(l.msg);
+  const bool disk_line = is_freebsd_disk_line(l.msg);
+  counts_.freebsd_attach_lines += is_from && freebsd_line;
+  counts_.freebsd_disk_lines += is_to && disk_line;
+  // A FreeBSD disk line never ends an interval a Linux or SPDK line opened: in a mixed log it
+  // ends the FreeBSD attach only (nor Linux's driver-level start).
+  // FreeBSD's `nvdN: <MODEL> NVMe namespace` names no controller (nvd units are numbered over
+  // all controllers), so with two controllers attaching at once it cannot say whose interval it
+  // ends: closing every open one would give each controller the first disk's time. It ends none
+  // then, with a warning, rather than a wrong interval.
+  if (is_to && disk_line && ctrl.empty() && tracker_->freebsd_open() > 1) {
     ++counts_.unmatched_to;
     warn(source_ + ": line " + std::to_string(counts_.lines) + ": an nvd line names no controller and " +
-         std::to_string(tracker_->own_open()) + " controllers' intervals are open: it ends none (give --to a line "
+         std::to_string(tracker_->freebsd_open()) + " controllers' intervals are open: it ends none (give --to a line "
          "that names the controller, e.g. nda(4)'s 'nda[0-9]+ at nvme[0-9]+', or measure one controller)");
-    return;
+  } else if (is_to && disk_line) {
+    tracker_->on_freebsd_disk(ctrl, l.ns);
+  } else if (is_to) {
+    tracker_->on_to(ctrl, l.ns);
   }
-  if (is_to) tracker_->on_to(ctrl, l.ns);
   try {
-    if (is_from) tracker_->on_from(ctrl, l.ns, counts_.lines);
+    if (is_from) tracker_->on_from(ctrl, l.ns, counts_.lines, is_linux_or_spdk_line(l.msg));
   } catch (const std::length_error& e) {
     throw InputError::in_source(source_, "line " + std::to_string(counts_.lines) + ": " + e.what());
   }

@@ -92,6 +92,8 @@ struct DmesgCounts {
   size_t backwards = 0;      ///< open intervals dropped because the time went backwards
   size_t boots = 0;          ///< boot markers read (0 for a real log)
   size_t skipped_boots = 0;  ///< boots of another variant than the one selected
+  size_t freebsd_attach_lines = 0;  ///< timed --from lines of FreeBSD's (`nvme0: ...`)
+  size_t freebsd_disk_lines = 0;    ///< timed --to lines of a FreeBSD disk (`nvd0: ...`, `nda0 at nvme0 ...`)
 };
 
 /// Reads one kernel log line by line and reports each interval from a line matching --from to

@@ -170,6 +170,10 @@ void DmesgReport::add_lines(const std::string& name, const std::function<bool(st
          std::to_string(c.from_matches) + " matching --from, " + std::to_string(c.to_matches) + " matching --to";
   if (c.backwards) msg += ", " + std::to_string(c.backwards) + " skipped where the time goes backwards";
   msg += ")";
+  if (c.freebsd_attach_lines > 0 && c.freebsd_disk_lines == 0)
+    msg += "; the log has FreeBSD attach lines but no nvd or nda line: FreeBSD prints one only for a namespace, "
+           "and a scenario's controller has none unless it sets controllers[].identify.nn (default 0): set it to 1 "
+           "or more for --dmesg";
   if (opt_.variant && c.boots > 0) {
     msg += "; the log's variants:";
     for (size_t i = 0; i < scan.variants().size(); ++i) msg += (i ? ", " : " ") + json_quoted(scan.variants()[i]);
