@@ -76,6 +76,8 @@ std::vector<double> Terms::noise(double s) const {
       out[i] += b / (a * a) - 1.0 / static_cast<double>(t.k);
     }
   }
+  if (!terms_.empty())
+    for (double& x : out) x /= static_cast<double>(terms_.size());
   return out;
 }
 

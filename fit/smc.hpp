@@ -43,9 +43,9 @@ class Terms {
   void add(std::vector<double> d2, size_t k, size_t dims, double hlog);
   std::vector<double> loglik(double s) const;
   /// Per particle, the estimated squared coefficient of variation of its likelihood estimate at
-  /// scale s, summed over the terms: sum_t (sum_k w_k^2 / (sum_k w_k)^2 - 1/K), w_k the kernel
-  /// value of trial k (the delta method; about var(log L) when small). 1/(this + 1/K) is about the
-  /// number of trials a single term's estimate rests on. Infinity for a particle whose every
+  /// scale s, averaged over the terms: mean_t (sum_k w_k^2 / (sum_k w_k)^2 - 1/K), w_k the kernel
+  /// value of trial k (the delta method; about var(log L) per term when small). 1/(this + 1/K) is
+  /// about the number of trials a term's estimate rests on. Infinity for a particle whose every
   /// trial of a term failed.
   std::vector<double> noise(double s) const;
   /// The rows `idx` (in that order).
