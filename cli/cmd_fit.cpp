@@ -74,7 +74,7 @@ void check_mode_options(const po::variables_map& vm) {
       throw InputError(std::string("--") + k + " is an option of --log LOG; an observation file (OBS) gives its hosts "
                        "and kinds in /hosts and /logs");
   if (!vm.count("print-observations")) return;
-  for (const char* k : {"out", "scenario-out", "seed", "jobs", "particles", "trials-per-particle"})
+  for (const char* k : {"out", "scenario-out", "seed", "jobs", "particles", "trials-per-particle", "max-noise"})
     if (vm.count(k) && !vm[k].defaulted())
       throw InputError(std::string("--print-observations prints the observation file and stops: --") + k +
                        " would be ignored; leave it out (or drop --print-observations to fit)");
@@ -104,6 +104,8 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ("jobs,j", po::value<unsigned>()->default_value(1), "simulator processes at a time (1 to 256)")
       ("particles", po::value<size_t>(), "particles of the device block (20 to 100000; default 500, or the file's fit.particles)")
       ("trials-per-particle", po::value<size_t>(), "simulated trials per particle and host (4 to 4096; default 32)")
+      ("max-noise", po::value<double>(), "noise floor of the ABC kernel: the tempering stops where the median particle's likelihood "
+       "estimate has a squared coefficient of variation of at most this (0 to 1; 0: down to the timestamp bandwidth; default 0.25)")
       ("log", po::value<std::string>(), "one kernel log instead of OBS (with --kernel/--uname-r, --hz, --tick, --cpus)")
       ("kernel", po::value<std::string>(), "--log: the kernel release, e.g. 5.6")
       ("uname-r", po::value<std::string>(), "--log: `uname -r` of the host")
@@ -157,6 +159,10 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     o.blocks.device_trials = vm["trials-per-particle"].as<size_t>();
     if (o.blocks.device_trials < 4 || o.blocks.device_trials > 4096) throw InputError("--trials-per-particle: must be from 4 to 4096");
     obs.fit.trials_per_particle = 0;
+  }
+  if (vm.count("max-noise")) {
+    o.max_noise = vm["max-noise"].as<double>();
+    if (!(o.max_noise >= 0 && o.max_noise <= 1)) throw InputError("--max-noise: must be from 0 to 1");
   }
   o.exe = "/proc/self/exe";
   o.quiet = vm.count("quiet") > 0;

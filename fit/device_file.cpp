@@ -50,12 +50,12 @@ std::string lognormal_text(double median_s, double sigma) {
 }  // namespace
 
 std::string device_scenario_text(const FitResult& r) {
-  const auto sums = summarise(r.blocks);
+  const auto sums = summarise(r.blocks, r.obs.runs.empty() ? 0 : r.obs.runs[0].lines.io_queues);
   const ParamValues& v = r.device_values;
   const size_t runs = r.obs.runs.size();
   auto c = [&](const std::string& name) {
     for (const auto& s : sums)
-      if (s.name == name) return comment(s, v.at(name), runs);
+      if (s.name == name) return comment(s, v.count(name) ? v.at(name) : s.median, runs);
     return std::string("not fitted: the default");
   };
   auto both = [&](const std::string& p) { return c(p + ".median") + "; sigma " + c(p + ".sigma"); };
@@ -95,7 +95,11 @@ std::string device_scenario_text(const FitResult& r) {
   };
   lat("disable_latency", t.disable_immediate, t.disable_median_s, t.disable_sigma, "disable_immediate", "disable_latency");
   lat("enable_latency", t.enable_immediate, t.enable_median_s, t.enable_sigma, "enable_immediate", "enable_latency");
-  o += "      \"admin\": {\n        // only the sum of the admin costs is identified by a probe interval (docs/fit.md)\n";
+  o += "      \"admin\": {\n        // only the sum of the admin costs is identified by a probe interval (docs/fit.md):\n";
+  for (const auto& s : sums)
+    if (s.name == "admin.sum")
+      o += "        // Identify + Set Features + " + std::to_string(2 * h0.io_queues) + " x Create queue medians " +
+           comment(s, t.identify_median_s + t.set_features_median_s + 2.0 * h0.io_queues * t.create_queue_median_s, runs) + "\n";
   o += "        \"identify\": " + lognormal_text(t.identify_median_s, t.admin_sigma) + ",  // " + c("admin.identify.median") + "\n";
   o += "        \"set_features\": " + lognormal_text(t.set_features_median_s, t.admin_sigma) + ",  // " +
        c("admin.set_features.median") + "; sigma shared with identify: " + c("admin.sigma") + "\n";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <ostream>
 
 #include "core/terminal_text.hpp"
@@ -116,23 +117,73 @@ ParamValues best_values(const FitResult& r, ForwardModel& fm, const FitOptions& 
 
 }  // namespace
 
-std::vector<ParamSummary> summarise(const std::vector<FittedBlock>& blocks) {
+namespace {
+
+// Weighted quantiles of x (log10 values) over the rows `sel` (all rows when empty) into s; the
+// status by the width rule against the prior [lo, hi].
+void quantiles_into(ParamSummary& s, const std::vector<double>& x, const std::vector<double>& w, const std::vector<char>& sel) {
+  std::vector<double> xs, ws;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (sel.empty() || sel[i]) xs.push_back(x[i]), ws.push_back(w[i]);
+  if (xs.empty() || std::accumulate(ws.begin(), ws.end(), 0.0) <= 0) xs = x, ws = w;
+  auto q = [&](double v) { return std::pow(10.0, weighted_quantile(xs, ws, v)); };
+  s.median = q(0.5), s.q05 = q(0.05), s.q95 = q(0.95), s.q005 = q(0.005), s.q995 = q(0.995);
+  const double width = std::log10(s.hi) - std::log10(s.lo);
+  const bool narrow = std::log10(s.q95) - std::log10(s.q05) <= 0.5 * width;
+  s.status = narrow ? "fitted" : "not_identified";
+  if (!narrow) s.why = "width";
+  // Bounds within 5 % of the prior's log10 width of a prior bound are reported as that bound.
+  if (std::log10(s.q005) - std::log10(s.lo) < 0.05 * width) s.q005 = s.lo;
+  if (std::log10(s.hi) - std::log10(s.q995) < 0.05 * width) s.q995 = s.hi;
+}
+
+}  // namespace
+
+std::vector<ParamSummary> summarise(const std::vector<FittedBlock>& blocks, int io_queues) {
   std::vector<ParamSummary> out;
   for (const auto& b : blocks) {
     const Population& p = b.pop;
+    auto flag_col = [&](const char* name) -> int {
+      for (size_t f = 0; f < p.f; ++f)
+        if (b.spec.flags[f] == name) return static_cast<int>(f);
+      return -1;
+    };
+    auto col = [&](const char* name) -> int {
+      for (size_t a = 0; a < p.d; ++a)
+        if (b.spec.params[a].name == name) return static_cast<int>(a);
+      return -1;
+    };
+    // Which particles go through the disable and the enable wait (all when the block has no flags).
+    const int fh = flag_col("handoff_enabled"), fd = flag_col("disable_immediate"), fe = flag_col("enable_immediate");
+    std::vector<char> dis(p.n, 1), ena(p.n, 1);
+    for (size_t i = 0; i < p.n; ++i) {
+      if (fh >= 0 && fd >= 0) dis[i] = p.h[i * p.f + fh] == 1 && p.h[i * p.f + fd] == 0;
+      if (fe >= 0) ena[i] = p.h[i * p.f + fe] == 0;
+    }
+    auto prob = [&](auto pred) {
+      double s = 0;
+      for (size_t i = 0; i < p.n; ++i) s += pred(i) ? p.w[i] : 0.0;
+      return s;
+    };
+    const bool device = fh >= 0 && fe >= 0;
+    const double p_dis = prob([&](size_t i) { return dis[i] != 0; }), p_ena = prob([&](size_t i) { return ena[i] != 0; });
+    const double p_both = prob([&](size_t i) { return dis[i] && ena[i]; });
     for (size_t a = 0; a < p.d; ++a) {
       const ParamSpec& ps = b.spec.params[a];
       std::vector<double> x(p.n);
       for (size_t i = 0; i < p.n; ++i) x[i] = p.u[i * p.d + a];
       ParamSummary s;
       s.name = ps.name, s.unit = ps.unit, s.block = b.spec.name, s.lo = ps.lo, s.hi = ps.hi;
-      auto q = [&](double v) { return std::pow(10.0, weighted_quantile(x, p.w, v)); };
-      s.median = q(0.5), s.q05 = q(0.05), s.q95 = q(0.95), s.q005 = q(0.005), s.q995 = q(0.995);
-      const double width = std::log10(ps.hi) - std::log10(ps.lo);
-      s.status = std::log10(s.q95) - std::log10(s.q05) <= 0.5 * width ? "fitted" : "not_identified";
-      // Bounds within 5 % of the prior's log10 width of a prior bound are reported as that bound.
-      if (std::log10(s.q005) - std::log10(ps.lo) < 0.05 * width) s.q005 = ps.lo;
-      if (std::log10(ps.hi) - std::log10(s.q995) < 0.05 * width) s.q995 = ps.hi;
+      const bool is_dis = device && ps.name.rfind("disable_latency.", 0) == 0;
+      const bool is_ena = device && ps.name.rfind("enable_latency.", 0) == 0;
+      const bool is_admin = device && ps.name.rfind("admin.", 0) == 0;
+      if (is_dis || is_ena) s.p_relevant = is_dis ? p_dis : p_ena;
+      quantiles_into(s, x, p.w, is_dis ? dis : is_ena ? ena : std::vector<char>());
+      if (s.status == "fitted") {
+        if ((is_dis || is_ena) && s.p_relevant <= 0.95) s.status = "not_identified", s.why = "no_wait";
+        else if ((is_dis || is_ena) && p_both >= 0.05) s.status = "not_identified", s.why = "exchangeable";
+        else if (is_admin) s.status = "not_identified", s.why = "sum_only";
+      }
       out.push_back(s);
     }
     for (size_t f = 0; f < p.f; ++f) {
@@ -140,6 +191,41 @@ std::vector<ParamSummary> summarise(const std::vector<FittedBlock>& blocks) {
       s.name = b.spec.flags[f], s.block = b.spec.name, s.flag = true;
       for (size_t i = 0; i < p.n; ++i) s.p_one += p.w[i] * p.h[i * p.f + f];
       s.status = (s.p_one < 0.05 || s.p_one > 0.95) ? "fitted" : "not_identified";
+      if (s.status != "fitted") s.why = "width";
+      out.push_back(s);
+    }
+    if (!device) continue;
+    // The derived sums: what a probe interval sees of the admin commands and of the two waits.
+    const int ci = col("admin.identify.median"), cs = col("admin.set_features.median"), cq = col("admin.create_queue.median");
+    const int cdm = col("disable_latency.median"), cem = col("enable_latency.median");
+    if (io_queues > 0 && ci >= 0 && cs >= 0 && cq >= 0) {
+      const double k = 2.0 * io_queues;
+      ParamSummary s;
+      s.name = "admin.sum", s.unit = "s", s.block = b.spec.name;
+      s.derived = "admin.identify.median + admin.set_features.median + " + std::to_string(2 * io_queues) + " x admin.create_queue.median";
+      s.lo = b.spec.params[ci].lo + b.spec.params[cs].lo + k * b.spec.params[cq].lo;
+      s.hi = b.spec.params[ci].hi + b.spec.params[cs].hi + k * b.spec.params[cq].hi;
+      std::vector<double> x(p.n);
+      for (size_t i = 0; i < p.n; ++i)
+        x[i] = std::log10(std::pow(10.0, p.u[i * p.d + ci]) + std::pow(10.0, p.u[i * p.d + cs]) + k * std::pow(10.0, p.u[i * p.d + cq]));
+      quantiles_into(s, x, p.w, {});
+      out.push_back(s);
+    }
+    if (cdm >= 0 && cem >= 0) {
+      ParamSummary s;
+      s.name = "ready_latency.sum", s.unit = "s", s.block = b.spec.name;
+      s.derived = "disable_latency.median (when the disable wait happens) + enable_latency.median (when the enable wait happens)";
+      s.lo = b.spec.params[cdm].lo, s.hi = b.spec.params[cdm].hi + b.spec.params[cem].hi;
+      std::vector<double> x(p.n, 0.0);
+      std::vector<char> any(p.n, 0);
+      for (size_t i = 0; i < p.n; ++i) {
+        const double v = (dis[i] ? std::pow(10.0, p.u[i * p.d + cdm]) : 0.0) + (ena[i] ? std::pow(10.0, p.u[i * p.d + cem]) : 0.0);
+        any[i] = v > 0;
+        x[i] = v > 0 ? std::log10(v) : 0.0;
+      }
+      s.p_relevant = prob([&](size_t i) { return any[i] != 0; });
+      quantiles_into(s, x, p.w, any);
+      if (s.status == "fitted" && s.p_relevant <= 0.95) s.status = "not_identified", s.why = "no_wait";
       out.push_back(s);
     }
   }
@@ -158,6 +244,7 @@ FitResult run_fit(const Observations& obs, const FitOptions& opt, std::ostream& 
   for (size_t b = 0; b < blocks.size(); ++b) {
     SmcSettings st;
     st.particles = blocks[b].particles;
+    st.max_noise = opt.max_noise;
     auto line = [&](const std::string& s) {
       if (!opt.quiet) log << "nvmesim fit: " << s << "\n" << std::flush;
     };
@@ -168,13 +255,16 @@ FitResult run_fit(const Observations& obs, const FitOptions& opt, std::ostream& 
   r.ppc_text = predictive_check(obs, pm, fm, opt, ppc);
   r.device_values = best_values(r, fm, opt);
   oj params = oj::array(), blocks_j = oj::array();
-  for (const auto& s : summarise(r.blocks)) {
+  for (const auto& s : summarise(r.blocks, r.obs.runs.empty() ? 0 : r.obs.runs[0].lines.io_queues)) {
     oj j = {{"name", s.name}, {"block", s.block}, {"status", s.status}};
+    if (!s.why.empty()) j["why"] = s.why;
     if (s.flag) {
       j["probability"] = s.p_one;
     } else {
       j["unit"] = s.unit;
-      j["prior"] = {{"family", "log-uniform"}, {"range", {s.lo, s.hi}}};
+      if (!s.derived.empty()) j["derived"] = s.derived;
+      if (s.p_relevant < 1) j["p_wait"] = s.p_relevant;
+      j["prior"] = {{"family", s.derived.empty() ? "log-uniform" : "derived"}, {"range", {s.lo, s.hi}}};
       j["median"] = s.median;
       j["ci90"] = {s.q05, s.q95};
       if (s.status != "fitted") j["bounds"] = {s.q005, s.q995};
@@ -200,7 +290,7 @@ FitResult run_fit(const Observations& obs, const FitOptions& opt, std::ostream& 
   r.posterior = {{"schema", "nvmesim.posterior/1"}, {"tool", tool_json()}, {"seed", opt.seed},
                  {"settings", {{"device_particles", bs.device_particles}, {"trials_per_particle", bs.device_trials},
                                {"cheap_particles", bs.cheap_particles}, {"cheap_trials", bs.cheap_trials},
-                               {"particles_per_seed", bs.group}, {"alpha", 0.5}, {"mh_steps", 2},
+                               {"particles_per_seed", bs.group}, {"alpha", 0.5}, {"mh_steps", 2}, {"max_noise", opt.max_noise},
                                {"bandwidth", "max(5 us, 1 % of the interval)"}}},
                  {"observations", obs.resolved()}, {"parameters", params}, {"device", dev}, {"ppc", ppc},
                  {"blocks", blocks_j}, {"cost", {{"trials", r.trials}, {"processes", r.processes}}}};

@@ -56,6 +56,31 @@ std::vector<double> Terms::loglik(double s) const {
   return ll;
 }
 
+std::vector<double> Terms::noise(double s) const {
+  std::vector<double> out(n_, 0.0);
+  const double inv = 1.0 / (2.0 * s * s);
+  for (const auto& t : terms_) {
+    for (size_t i = 0; i < n_; ++i) {
+      const double* d = &t.d2[i * t.k];
+      double m = kInf;
+      for (size_t k = 0; k < t.k; ++k) m = std::min(m, d[k]);
+      if (m == kInf) {
+        out[i] = kInf;
+        continue;
+      }
+      double a = 0, b = 0;
+      for (size_t k = 0; k < t.k; ++k) {
+        const double w = std::exp(-(d[k] - m) * inv);
+        a += w, b += w * w;
+      }
+      out[i] += b / (a * a) - 1.0 / static_cast<double>(t.k);
+    }
+  }
+  if (!terms_.empty())
+    for (double& x : out) x /= static_cast<double>(terms_.size());
+  return out;
+}
+
 Terms Terms::take(const std::vector<size_t>& idx) const {
   Terms out(idx.size());
   for (const auto& t : terms_) {
@@ -116,6 +141,22 @@ double weighted_quantile(const std::vector<double>& x, const std::vector<double>
   return x[i.back()];
 }
 
+size_t distinct_particles(const Population& p) {
+  std::vector<size_t> idx(p.n);
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  auto less = [&](size_t a, size_t b) {
+    for (size_t k = 0; k < p.d; ++k)
+      if (p.u[a * p.d + k] != p.u[b * p.d + k]) return p.u[a * p.d + k] < p.u[b * p.d + k];
+    for (size_t k = 0; k < p.f; ++k)
+      if (p.h[a * p.f + k] != p.h[b * p.f + k]) return p.h[a * p.f + k] < p.h[b * p.f + k];
+    return false;
+  };
+  std::sort(idx.begin(), idx.end(), less);
+  size_t out = p.n ? 1 : 0;
+  for (size_t i = 1; i < idx.size(); ++i) out += less(idx[i - 1], idx[i]);
+  return out;
+}
+
 namespace {
 
 std::vector<double> normalise(const std::vector<double>& logw) {
@@ -128,8 +169,8 @@ std::vector<double> normalise(const std::vector<double>& logw) {
   return w;
 }
 
-// The s in [1, s_prev) with ESS(logw + ll(s) - ll(s_prev)) = alpha ESS(logw): bisection in log s.
-double next_scale(const Terms& t, const std::vector<double>& logw, double s_prev, double alpha) {
+// The s in [s_min, s_prev) with ESS(logw + ll(s) - ll(s_prev)) = alpha ESS(logw): bisection in log s.
+double next_scale(const Terms& t, const std::vector<double>& logw, double s_prev, double alpha, double s_min) {
   const auto base = t.loglik(s_prev);
   const double target = alpha * ess(logw);
   auto f = [&](double s) {
@@ -138,11 +179,31 @@ double next_scale(const Terms& t, const std::vector<double>& logw, double s_prev
     for (size_t i = 0; i < x.size(); ++i) x[i] = (logw[i] == -kInf || base[i] == -kInf) ? -kInf : logw[i] + ll[i] - base[i];
     return ess(x);
   };
-  if (f(1.0) >= target) return 1.0;
-  double lo = 0, hi = std::log(s_prev);
+  if (f(s_min) >= target) return s_min;
+  double lo = std::log(s_min), hi = std::log(s_prev);
   for (int it = 0; it < 40; ++it) {
     const double mid = 0.5 * (lo + hi);
     (f(std::exp(mid)) >= target ? hi : lo) = mid;
+  }
+  return std::exp(hi);
+}
+
+// The smallest s in [1, s_prev] at which the weighted median of t.noise(s) is at most `tau`
+// (s_prev when even s_prev is noisier): bisection in log s (the noise falls as s grows).
+double noise_floor(const Terms& t, const std::vector<double>& w, double s_prev, double tau) {
+  auto med = [&](double s) {
+    const auto z = t.noise(s);
+    std::vector<double> x, ww;
+    for (size_t i = 0; i < z.size(); ++i)
+      if (w[i] > 0) x.push_back(std::isinf(z[i]) ? 1e300 : z[i]), ww.push_back(w[i]);
+    return x.empty() ? 0.0 : weighted_quantile(x, ww, 0.5);
+  };
+  if (med(1.0) <= tau) return 1.0;
+  if (med(s_prev) > tau) return s_prev;
+  double lo = 0, hi = std::log(s_prev);
+  for (int it = 0; it < 40; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (med(std::exp(mid)) <= tau ? hi : lo) = mid;
   }
   return std::exp(hi);
 }
@@ -206,11 +267,12 @@ Population run_smc(const BlockSpec& block, const Evaluate& evaluate, const SmcSe
   p.evaluations = 1;
   double s = 1e6, lam = 1.0;
   std::vector<double> logw(n, 0.0);
-  size_t g = 0, at_one = 0;
+  size_t g = 0, at_floor = 0;
   while (g < st.max_generations) {
     if (stop_requested()) throw Interrupted(stop_signal());  // SIGINT/SIGTERM: between generations
     ++g;
-    const double s_new = s > 1.0 ? next_scale(t, logw, s, st.alpha) : 1.0;
+    const double s_min = st.max_noise > 0 ? noise_floor(t, normalise(logw), s, st.max_noise) : 1.0;
+    const double s_new = s > s_min ? next_scale(t, logw, s, st.alpha, s_min) : s;
     {
       const auto a = t.loglik(s_new), b = t.loglik(s);
       for (size_t i = 0; i < n; ++i) logw[i] = (logw[i] == -kInf || a[i] == -kInf) ? -kInf : logw[i] + a[i] - b[i];
@@ -223,7 +285,10 @@ Population run_smc(const BlockSpec& block, const Evaluate& evaluate, const SmcSe
                        "or ended far from the observed lines. Check the hosts' kernel, hz and tick, and the device keys "
                        "the machine's dumps fix (a CAP without the NVM command set fails every probe); docs/fit.md");
     std::vector<double> w = normalise(logw);
+    GenerationStats gs;
+    gs.scale = s, gs.ess = ess(logw);
     if (ess(logw) < static_cast<double>(n) / 2) {
+      gs.resampled = true;
       const auto idx = systematic(w, key_uniform(fit_key(seed, {2, g}), 0));
       std::vector<double> u2(n * d);
       std::vector<int> h2(n * nf);
@@ -236,8 +301,9 @@ Population run_smc(const BlockSpec& block, const Evaluate& evaluate, const SmcSe
       std::fill(logw.begin(), logw.end(), 0.0);
       std::fill(w.begin(), w.end(), 1.0 / static_cast<double>(n));
     }
+    gs.distinct_before = distinct_particles(p);
     const auto l = proposal_factor(p.u, w, n, d);
-    double acc_rate = 0;
+    double acc_rate = 0, acc_all = 0;
     size_t moved = 0;
     std::vector<char> ever(n, 0);
     for (size_t r = 0; r < st.steps; ++r) {
@@ -294,12 +360,18 @@ Population run_smc(const BlockSpec& block, const Evaluate& evaluate, const SmcSe
       for (size_t i = 0; i < n; ++i) take[i] = accept[i] ? rows[i] : 0;
       if (!inside.empty()) t.put(accept, tp.take(take));
       acc_rate = static_cast<double>(acc) / static_cast<double>(n);
+      acc_all += acc_rate;
       lam *= std::exp(acc_rate - 0.25);
     }
+    gs.steps = st.steps;
+    gs.accept = st.steps ? acc_all / static_cast<double>(st.steps) : 0;
+    gs.distinct_after = distinct_particles(p);
+    p.stats.push_back(gs);
     if (log) {
       char buf[200];
-      std::snprintf(buf, sizeof buf, "%s gen %zu: scale %.3g, ESS %.0f, accept %.2f, moved %.2f", block.name.c_str(), g, s,
-                    ess(logw), acc_rate, static_cast<double>(moved) / static_cast<double>(n));
+      std::snprintf(buf, sizeof buf, "%s gen %zu: scale %.3g, ESS %.0f, accept %.2f, moved %.2f, distinct %zu -> %zu of %zu",
+                    block.name.c_str(), g, s, gs.ess, gs.accept, static_cast<double>(moved) / static_cast<double>(n),
+                    gs.distinct_before, gs.distinct_after, n);
       std::string line = buf;
       for (size_t b = 0; b < nf; ++b) {
         double pb = 0;
@@ -309,7 +381,7 @@ Population run_smc(const BlockSpec& block, const Evaluate& evaluate, const SmcSe
       }
       log(line);
     }
-    if (s == 1.0 && ++at_one >= st.final_sweeps) break;
+    if (s <= s_min && ++at_floor >= st.final_sweeps) break;
   }
   p.w = normalise(logw);
   p.scale = s;

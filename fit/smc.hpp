@@ -42,6 +42,12 @@ class Terms {
   /// Adds a term; `d2` has particles() x k values, row-major.
   void add(std::vector<double> d2, size_t k, size_t dims, double hlog);
   std::vector<double> loglik(double s) const;
+  /// Per particle, the estimated squared coefficient of variation of its likelihood estimate at
+  /// scale s, averaged over the terms: mean_t (sum_k w_k^2 / (sum_k w_k)^2 - 1/K), w_k the kernel
+  /// value of trial k (the delta method; about var(log L) per term when small). 1/(this + 1/K) is
+  /// about the number of trials a term's estimate rests on. Infinity for a particle whose every
+  /// trial of a term failed.
+  std::vector<double> noise(double s) const;
   /// The rows `idx` (in that order).
   Terms take(const std::vector<size_t>& idx) const;
   /// Row i of this takes row i of `other` where accept[i].
@@ -58,6 +64,18 @@ class Terms {
   std::vector<Term> terms_;
 };
 
+/// What one generation of run_smc did (a measurement hook: `nvmesim fit` prints it per
+/// generation, tests read it).
+struct GenerationStats {
+  double scale = 0;              ///< the bandwidth scale s of the generation
+  double ess = 0;                ///< effective sample size after reweighting, before resampling
+  bool resampled = false;
+  size_t distinct_before = 0;    ///< distinct particles (values and flags) after resampling, before the moves
+  size_t distinct_after = 0;     ///< distinct particles after the generation's MH moves
+  size_t steps = 0;              ///< MH steps run
+  double accept = 0;             ///< accepted proposals / (particles x steps)
+};
+
 /// A population: per particle the continuous values (log10, row-major N x D), the flags (N x F)
 /// and the normalised weights.
 struct Population {
@@ -68,7 +86,11 @@ struct Population {
   double scale = 0;        ///< the final bandwidth scale s (1 when the algorithm reached it)
   size_t evaluations = 0;  ///< evaluations of the whole population (each a simulation round)
   size_t generations = 0;
+  std::vector<GenerationStats> stats;  ///< per generation
 };
+
+/// The number of distinct rows (continuous values and flags) of `p`.
+size_t distinct_particles(const Population& p);
 
 /// Evaluates the likelihood terms of the particles (u: n x D log10, h: n x F) with the random
 /// stream `key` (fresh trials per call); `s_prev` is the current scale. `floor` is empty (every
@@ -93,6 +115,12 @@ struct SmcSettings {
   size_t final_sweeps = 3;   ///< generations at s = 1 before stopping
   size_t steps = 2;          ///< MH steps per generation
   double flip = 0.1;         ///< probability of flipping each binary in a proposal
+  /// The noise floor of the bandwidth scale: the tempering stops at the smallest s >= 1 at which
+  /// the weighted median of Terms::noise over the population is at most this (0: no floor, down
+  /// to s = 1). A likelihood estimate that rests on one or two of the K trials makes the
+  /// pseudo-marginal MH moves stick to lucky particles and the intervals too narrow; a wider
+  /// kernel is a wider (conservative) ABC posterior instead.
+  double max_noise = 0;
 };
 
 /// Runs the algorithm on `block` from its prior; `log` gets one line per generation (may be
