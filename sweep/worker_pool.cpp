@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <ostream>
 
 #include <fcntl.h>
@@ -245,6 +246,12 @@ void WorkerPool::spawn(size_t si) {
       // other thread.
       if (::close_range(3, ~0u, 0) != 0)
         for (int fd = 3; fd < 65536; ++fd) ::close(fd);
+      // The streams' state is the sweep's: a failed write to the sweep's own stderr (a full
+      // disk, a closed pipe) left badbit set, and the point's messages would not reach its
+      // .stderr file (review). The worker starts with clean streams, as an exec'd one does.
+      std::cout.clear();
+      std::cerr.clear();
+      std::clog.clear();
       ::_exit(opt_.worker_main(args));
     }
     ::execv(opt_.exe.c_str(), argv.data());
