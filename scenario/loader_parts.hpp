@@ -40,6 +40,12 @@ Document read_document(const JsonNode& root);
 
 /// "vvvv:dddd" in hex, in lower case (scenario/controller_keys.cpp).
 std::string read_pci_id(const JsonNode& n);
+/// A label (controllers[].name and pci_address, the scenario's and each variant's name): copied
+/// into every controller of a `count`, every variant, or every trial line of the outputs, so at
+/// most kMaxLabelBytes bytes of UTF-8, lest a file of a few KB ask for gigabytes (issue 16: a
+/// 26 KB file with 4000-character controller names needed about 8 GB; 4 MB variant names made
+/// 24 GB of JSON Lines). Throws InputError at `n` past it.
+std::string read_label(const JsonNode& n);
 
 /// A duration string ("1ms", a fixed value) or a distribution object {"dist": ...}
 /// (scenario/distributions.cpp).
@@ -112,7 +118,8 @@ void check_sets_reach_a_variant(const JsonNode& root, const std::vector<SetPatch
 /// own chain; a variant that writes the location itself counts as not reading it): every stage
 /// sets the key itself or its driver does not read it, so the option would change nothing.
 /// `file_driver` is the file's host.driver before the options ("linux" when it gives none).
-void check_sets_reach_a_stage(const JsonNode& root, const std::vector<SetPatch>& sets, const std::string& file_driver);
+void check_sets_reach_a_stage(const JsonNode& root, const std::vector<SetPatch>& sets, const std::string& file_driver,
+                              const std::string& label = "--set ");
 
 /// Refuses (InputError at /trials) a trial count whose simulated time must exceed
 /// kMaxSimulatedPs (scenario/budget.cpp).

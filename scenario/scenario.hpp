@@ -36,8 +36,9 @@ inline constexpr uint32_t kMaxControllers = 1024;
 /// Controllers over all variants of one scenario (each variant keeps its own parameters of
 /// every controller): 1024 controllers in 128 variants. Past it: exit 2 at the variant.
 inline constexpr uint64_t kMaxControllersOverVariants = 131072;
-/// Characters in a controller's `name` or `pci_address` (copied into every controller and variant).
-inline constexpr size_t kMaxLabelChars = 256;
+/// Bytes (UTF-8) in a label: a controller's `name` or `pci_address`, the scenario's or a
+/// variant's `name` (copied into every controller, variant or trial line).
+inline constexpr size_t kMaxLabelBytes = 256;
 inline constexpr uint32_t kMaxIoQueues = 4096;
 /// Largest host.max_events_per_trial and host.max_polls_per_wait: 2^26 = 67108864 host operations
 /// (issue 16 item 10: 10^9 was accepted). The bound is the worst case of a detailed trial if it
@@ -134,6 +135,14 @@ Scenario load_scenario_file(const std::string& path, const LoadOptions& options 
 /// The same from text; `source` names it in error messages.
 Scenario load_scenario_text(const std::string& text, const std::string& source,
                             const LoadOptions& options = {});
+
+/// Throws InputError (source `source`, message "the value at PTR: ...") when a value placed at a
+/// `host` location of `doc` (a sweep point's axis values, in `placed`) is read by no stage of
+/// the document's `boot.chain`, in any variant: the point would run as if the value were not
+/// there (issue 13: an input silently ignored). `file_driver` is the document's `host.driver`
+/// before the values were placed ("linux" when it has none). A document without a chain passes.
+void check_placed_host_keys(const nlohmann::ordered_json& doc, const std::vector<SetPatch>& placed,
+                            const std::string& source, const std::string& file_driver);
 
 /// The same from a document already parsed (by parse_json_text, or a sweep's base with a point's
 /// values placed, whose depth check_placed_depth checked): a document is never dumped and parsed

@@ -227,7 +227,8 @@ const Section<Document>& document_section() {
          k.required = "needs \"schema\": \"nvmesim.scenario/1\"";
          return k;
        }(),
-       K::string("name", dflt("\"\""), "shown in the table", to(&Document::name)),
+       K::row("name", "string, at most 256 bytes", dflt("\"\""), "", "shown in the table",
+              [](const JsonNode& n, Document& d) { d.name = read_label(n); }),
        K::string("description", dflt("\"\""), "free text", to(&Document::description)),
        fixed(K::integer("seed", 0, std::numeric_limits<int64_t>::max(), dflt("1"), "",
                         "the seed of every random draw (`--seed` overrides)", to(&Document::seed))),
@@ -266,6 +267,14 @@ Document read_document(const Node& root) {
   apply_defaults(document_section(), d);
   read_section(root, document_section(), d);
   return d;
+}
+
+std::string read_label(const JsonNode& n) {
+  std::string s = n.str();
+  if (s.size() > kMaxLabelBytes)
+    n.fail("is " + std::to_string(s.size()) + " bytes long (UTF-8); at most " + std::to_string(kMaxLabelBytes) +
+           " are allowed");
+  return s;
 }
 
 }  // namespace nvmesim::scenario_detail

@@ -295,7 +295,7 @@ std::vector<Variant> read_variants(const Node& root, const ojson& base, uint64_t
     const Node v = vs.at(i);
     v.require_object({"name", "patch", "set"});
     if (!v.has("name")) v.fail("a variant needs a \"name\"");
-    const std::string name = v.at("name").str();
+    const std::string name = read_label(v.at("name"));
     if (std::find(names.begin(), names.end(), name) != names.end()) v.at("name").fail("duplicate variant name \"" + name + "\"");
     names.push_back(name);
     out.push_back(read_patched_variant(v, base, name, warnings));
@@ -344,7 +344,8 @@ bool may_have_chain(const ojson& root, const ojson& v) {
 
 }  // namespace
 
-void check_sets_reach_a_stage(const Node& root, const std::vector<SetPatch>& sets, const std::string& file_driver) {
+void check_sets_reach_a_stage(const Node& root, const std::vector<SetPatch>& sets, const std::string& file_driver,
+                              const std::string& label) {
   // The host keys the --set options write: the key, the option, and the location and value the
   // option puts there (one per key of an object set at /host).
   struct HostSet {
@@ -369,7 +370,7 @@ void check_sets_reach_a_stage(const Node& root, const std::vector<SetPatch>& set
   if (!variants) {
     for (const HostSet& k : keys)
       if (!chain_takes_host_key(doc, k.key, file_driver))
-        throw InputError::in_source(root.source(), "--set " + k.set->pointer + ": " + ignored_by_chain(doc, k.key));
+        throw InputError::in_source(root.source(), label + k.set->pointer + ": " + ignored_by_chain(doc, k.key));
     return;
   }
   // With variants: the option changes nothing when, in every variant, the variant writes the
@@ -399,7 +400,7 @@ void check_sets_reach_a_stage(const Node& root, const std::vector<SetPatch>& set
   }
   for (size_t k = 0; k < keys.size(); ++k)
     if (!reached[k] && last_merged)
-      throw InputError::in_source(root.source(), "--set " + keys[k].set->pointer + ": in every variant " +
+      throw InputError::in_source(root.source(), label + keys[k].set->pointer + ": in every variant " +
                                                      ignored_by_chain(*last_merged, keys[k].key));
 }
 
@@ -424,3 +425,12 @@ void check_sets_reach_a_variant(const Node& root, const std::vector<SetPatch>& s
 }
 
 }  // namespace nvmesim::scenario_detail
+
+namespace nvmesim {
+
+void check_placed_host_keys(const nlohmann::ordered_json& doc, const std::vector<SetPatch>& placed,
+                            const std::string& source, const std::string& file_driver) {
+  scenario_detail::check_sets_reach_a_stage(JsonNode(doc, source, ""), placed, file_driver, "the value at ");
+}
+
+}  // namespace nvmesim

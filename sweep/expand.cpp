@@ -286,6 +286,10 @@ void expand_points(const SNode& root, const SweepAxis* zip_first, size_t max_poi
   }
   std::set<std::string> ids;
   const ojson vbase = validation_base(sw);
+  const ojson::json_pointer driver_at("/host/driver");
+  const std::string base_driver = vbase.contains(driver_at) && vbase.at(driver_at).is_string()
+                                      ? vbase.at(driver_at).get<std::string>()
+                                      : std::string("linux");
   sw.points.reserve(total);
   for (size_t i = 0; i < total; ++i) {
     SweepPoint p;
@@ -295,6 +299,16 @@ void expand_points(const SNode& root, const SweepAxis* zip_first, size_t max_poi
     if (!ids.insert(p.id).second) root.fail("two points share the id " + p.id + " (a hash collision); change a value");
     ojson doc = vbase;
     for (const auto& [ptr, value] : p.parameters.items()) doc[ojson::json_pointer(ptr)] = value;
+    // A host value that no boot.chain stage reads would label a point that runs as the others
+    // do (as `run --set` refuses it): refused at its axis value.
+    for (const auto& [ptr, value] : p.parameters.items()) {
+      if (ptr.rfind("/host/", 0) != 0) continue;
+      try {
+        check_placed_host_keys(doc, {SetPatch{ptr, value}}, kMark, base_driver);
+      } catch (const InputError& e) {
+        throw point_error(sw, origin, p, ptr, e.message());
+      }
+    }
     const Scenario sc =
         validate_scenario(doc, [&](const std::string& ptr, const std::string& msg) { return point_error(sw, origin, p, ptr, msg); });
     // From the validation document: an empirical distribution no axis touches has only its
