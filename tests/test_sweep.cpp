@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <set>
 #include <string>
@@ -503,6 +504,34 @@ TEST_CASE("sweep workers are forks that run the point without executing a binary
   for (const auto& f : files) CHECK(slurp("tf-1/points/" + f) == slurp("tf-2/points/" + f));
   CHECK(entries("tf-1") == std::vector<std::string>{"manifest.json", "points"});  // .work removed, nothing left
   for (const char* d : {"tf-1", "tf-2"}) remove_tree(d);
+  std::remove(sweep.c_str());
+}
+
+// Review of stop 24: a forked worker inherited the sweep's stream state, so after a failed write
+// to the sweep's own stderr (badbit) the point's message never reached its .stderr file and the
+// manifest's error had no text. Mutant: drop the std::cerr.clear() in the child: this fails.
+TEST_CASE("a forked sweep worker writes its error although the sweep's std::cerr has failed", "[sweep][process]") {
+  const std::string sweep = write_grid6("tb", 5);
+  remove_tree("tb-1");
+  const Sweep sw = nvmesim::load_sweep_file(sweep);
+  nvmesim::SweepRunOptions o;
+  o.out_dir = "tb-1";
+  o.jobs = 1;
+  o.quiet = true;
+  o.exe = "/nonexistent/nvmesim";
+  o.worker_main = [](const std::vector<std::string>&) {
+    std::cerr << "nvmesim: error: the point failed on purpose\n" << std::flush;
+    return 2;
+  };
+  std::ostringstream err;
+  std::cerr.setstate(std::ios::badbit);  // as after a write to a full disk or a closed pipe
+  const int status = nvmesim::run_sweep(sw, o, err);
+  std::cerr.clear();
+  CHECK(status == 1);  // points failed
+  const ojson m = ojson::parse(slurp("tb-1/manifest.json"));
+  REQUIRE(m["points"].size() == 6);
+  for (const auto& p : m["points"]) CHECK(p.value("error", std::string()).find("the point failed on purpose") != std::string::npos);
+  remove_tree("tb-1");
   std::remove(sweep.c_str());
 }
 
