@@ -210,10 +210,9 @@ void DmesgScanner::Tracker::on_freebsd_disk(const std::string& ctrl, int64_t ns)
     any = true;
   }
   // A driver-level start that is not Linux's or SPDK's (a FreeBSD boot line as --from), as on_to.
-  const std::string who = ctrl.empty() ? std::string() : ctrl;
-  if (!any && global_ && !global_->foreign && !used(who)) {
-    close_(who, *global_, ns);
-    mark_used(who);
+  if (!any && global_ && !global_->foreign && !used(ctrl)) {
+    close_(ctrl, *global_, ns);
+    mark_used(ctrl);
     any = true;
   }
   if (!any) ++counts_.unmatched_to;
