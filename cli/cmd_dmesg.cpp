@@ -1,3 +1,4 @@
+#include <memory>
 #include <ostream>
 
 #include "cli/cli.hpp"
@@ -70,17 +71,26 @@ int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   DmesgReport report(o);
   for (const auto& path : logs) require_file_kind(path, {FileKind::kernel_log}, "a kernel log");
+  // With --out, the intervals go straight into the output's temporary as they are read (an error
+  // removes it: nothing half-written); to stdout they are spooled, so that the whole output is
+  // ready before the first byte reaches stdout.
+  std::unique_ptr<AtomicFile> file;
+  if (vm.count("out")) {
+    file = std::make_unique<AtomicFile>(vm["out"].as<std::string>());
+    if (!o.empirical) report.stream_intervals_to([f = file.get()](const char* d, size_t n) { f->write(d, n); });
+  }
   for (const auto& path : logs) {
     // Outputs name the log by its file name only (no paths in outputs).
     const size_t slash = path.rfind('/');
     report.add_file(path, slash == std::string::npos ? path : path.substr(slash + 1), err);
   }
-  if (vm.count("out")) {
-    AtomicFile f(vm["out"].as<std::string>());
-    report.write([&](const char* d, size_t n) { f.write(d, n); });
-    f.commit();
+  if (file) {
+    if (report.stream_sink())
+      report.write(report.stream_sink());
+    else
+      report.write([&](const char* d, size_t n) { file->write(d, n); });
+    file->commit();
   } else {
-    // The whole output is ready (spooled) before the first byte reaches stdout.
     report.write([&](const char* d, size_t n) { out.write(d, static_cast<std::streamsize>(n)); });
   }
   return kExitOk;

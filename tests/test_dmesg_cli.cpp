@@ -98,6 +98,29 @@ TEST_CASE("dmesg: per controller summaries of a two-controller log", "[dmesg][cl
   CHECK(doc["sources"][0]["summary"]["count"] == 4);
 }
 
+TEST_CASE("dmesg: an interval's record, written without a JSON tree, has nlohmann's bytes", "[dmesg][cli]") {
+  // 1.000000 s to 1.077000 s: 77 ms, a whole value, which nlohmann writes "77.0"; no boot marker
+  // (variant and trial null); the second interval has no controller (two driver-level lines).
+  write_file("dmesgcli_rec.dmesg",
+             "[    1.000000] nvme_init\n[    1.077000] nvme nvme0: 4/0/0 default/read/poll queues\n"
+             "[    2.000000] nvme_init\n[    2.000500] queues done\n");
+  for (const char* out : {"", " -o dmesgcli_rec.json"}) {
+    const Result r = run(std::string("dmesgcli_rec.dmesg --from nvme_init --to queues") + out, "rec");
+    REQUIRE(r.rc == 0);
+    const std::string doc = *out ? slurp("dmesgcli_rec.json") : r.out;
+    CHECK_THAT(doc, Catch::Contains(
+                        "  \"intervals\": [\n"
+                        "    {\"source\":\"dmesgcli_rec.dmesg\",\"variant\":null,\"trial\":null,\"ctrl\":\"nvme0\","
+                        "\"start_ns\":1000000000,\"end_ns\":1077000000,\"duration_ms\":77.0,\"from_line\":1,\"to_line\":2},\n"
+                        // 2.0005 - 2.0 s = 0.5 ms
+                        "    {\"source\":\"dmesgcli_rec.dmesg\",\"variant\":null,\"trial\":null,\"ctrl\":null,"
+                        "\"start_ns\":2000000000,\"end_ns\":2000500000,\"duration_ms\":0.5,\"from_line\":3,\"to_line\":4}\n"
+                        "  ],\n"));
+  }
+  std::remove("dmesgcli_rec.dmesg");
+  std::remove("dmesgcli_rec.json");
+}
+
 TEST_CASE("dmesg: a log without an interval is an error naming the file and the patterns", "[dmesg][cli]") {
   write_file("dmesgcli_none.dmesg", "[    1.000000] usb 1-1: new device\n[    2.000000] nvme nvme0: pci function\n");
   Result r = run("dmesgcli_none.dmesg --from nvme_init --to queues", "none");
@@ -115,6 +138,8 @@ TEST_CASE("dmesg: a log without an interval is an error naming the file and the 
           "half");
   CHECK(r.rc == 2);
   CHECK(slurp("dmesgcli_o.json").empty());
+  // ... and the temporary the good log's records were streamed into is gone (.NAME.tmp.PID.N).
+  CHECK(std::system("ls -a | grep -q '^\\.dmesgcli_o\\.json\\.tmp\\.'") != 0);
   std::remove("dmesgcli_none.dmesg");
 }
 
@@ -165,6 +190,12 @@ TEST_CASE("run --dmesg read back: each boot marked - the variants kept apart - t
       }
   }
   CHECK(checked == 6);
+  // -o streams the records into its temporary as they are read, stdout gets them spooled: the
+  // same bytes either way (the mutant that drops the separator of the streamed path fails here).
+  const Result o = run("dmesgcli_sim.dmesg -o dmesgcli_sim.json", "simo");
+  REQUIRE(o.rc == 0);
+  CHECK(slurp("dmesgcli_sim.json") == r.out);
+  std::remove("dmesgcli_sim.json");
   // --variant keeps one variant: its empirical distribution, 3 samples.
   r = run("dmesgcli_sim.dmesg --variant '5.7 usleep_range(1000, 2000)' --empirical", "simv");
   REQUIRE(r.rc == 0);

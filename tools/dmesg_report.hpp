@@ -83,6 +83,13 @@ class DmesgReport {
   /// Writes the document (or the --empirical distribution) through `out`. Throws InputError for
   /// --empirical over several logs without --pool or several variants without --variant.
   void write(const std::function<void(const char*, size_t)>& out);
+  /// Sends the document's head, then each interval's record as it is read, to `out` instead of
+  /// spooling them (for an output that is itself a temporary, e.g. an AtomicFile: the records are
+  /// written once, not twice). Call before the first add_file, not with `empirical`; then call
+  /// write() with this same `out` object to finish the document. Throws std::logic_error otherwise.
+  void stream_intervals_to(std::function<void(const char*, size_t)> out);
+  /// The sink given to stream_intervals_to (empty when the intervals are spooled).
+  const std::function<void(const char*, size_t)>& stream_sink() const { return direct_; }
 
  private:
   struct Group {
@@ -101,8 +108,20 @@ class DmesgReport {
     std::vector<VariantPart> variants;
   };
   void on_interval(Source& s, const DmesgInterval& iv);
+  /// Appends the interval's record to the intervals' spool (one JSON object, nlohmann's bytes).
+  void write_record(const DmesgInterval& iv);
+  /// A name and its JSON form ("null" for ""), recomputed only when the name changes.
+  class QuotedCache {
+   public:
+    const std::string& get(const std::string& s);
+
+   private:
+    bool valid_ = false;
+    std::string raw_, quoted_;
+  };
   void count_summary(const Source& s, const char* what);
   std::string source_json(const Source& s) const;
+  std::string document_head() const;
   void write_document(const std::function<void(const char*, size_t)>& out);
   void write_empirical(const std::function<void(const char*, size_t)>& out);
 
@@ -120,6 +139,9 @@ class DmesgReport {
   uint64_t intervals_ = 0;
   std::vector<std::string> variants_seen_;
   std::unique_ptr<Spool> intervals_spool_, samples_spool_;
+  QuotedCache source_q_, variant_q_, ctrl_q_;
+  std::string record_;  ///< write_record's buffer, kept for its capacity
+  std::function<void(const char*, size_t)> direct_;  ///< stream_intervals_to's sink, or empty
 };
 
 }  // namespace nvmesim
