@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "core/terminal_text.hpp"
+
 namespace nvmesim {
 
 __extension__ typedef __int128 i128;
@@ -18,7 +20,7 @@ struct Decimal {
   int frac_digits = 0;
 };
 
-std::string quoted(std::string_view t) { return "\"" + std::string(t) + "\""; }
+std::string quoted(std::string_view t) { return quoted_text(t); }
 
 // Splits "<number><unit>" and parses the number as an exact decimal. `what` names the kind of
 // quantity for messages ("duration", "frequency").
@@ -103,8 +105,8 @@ int64_t parse_duration_ps(std::string_view text) {
   else if (unit == "ms") scale = 1000000000;
   else if (unit == "s") scale = 1000000000000;
   else
-    throw ParseError("duration " + quoted(text) + " has an unknown unit \"" + std::string(unit) +
-                     "\"; allowed units: ps, ns, us, µs, ms, s");
+    throw ParseError("duration " + quoted(text) + " has an unknown unit " + quoted_text(unit) +
+                     "; allowed units: ps, ns, us, µs, ms, s");
   // 1 s is 10^12 ps: a fraction with more than 12 significant digits is finer than 1 ps in any
   // unit, and beyond that frac * scale could overflow.
   if (d.frac_digits > 12)
@@ -133,8 +135,8 @@ int64_t parse_clock_period_ps(std::string_view text) {
   else if (unit == "MHz") mult = 1e6;
   else if (unit == "GHz") mult = 1e9;
   else
-    throw ParseError("frequency " + quoted(text) + " has an unknown unit \"" + std::string(unit) +
-                     "\"; allowed units: Hz, kHz, MHz, GHz");
+    throw ParseError("frequency " + quoted(text) + " has an unknown unit " + quoted_text(unit) +
+                     "; allowed units: Hz, kHz, MHz, GHz");
   const double hz = (static_cast<double>(d.int_part) +
                      static_cast<double>(d.frac) / static_cast<double>(pow10(d.frac_digits))) * mult;
   if (!(hz >= 1.0) || hz > 1e12)

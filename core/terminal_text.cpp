@@ -49,4 +49,6 @@ std::string terminal_text(const std::string& text) {
   return out;
 }
 
+std::string quoted_text(std::string_view text) { return "\"" + terminal_text(std::string(text)) + "\""; }
+
 }  // namespace nvmesim

@@ -2,6 +2,7 @@
 // Text from the user made safe for a terminal (issue 16 items 22 and the hard16c follow-up): the
 // table's names and every error and warning message on stderr. Pure C++.
 #include <string>
+#include <string_view>
 
 namespace nvmesim {
 
@@ -13,5 +14,10 @@ namespace nvmesim {
 /// JSON key or a variant name holding ESC or a newline cannot move the cursor, recolour the
 /// terminal or forge a line of its own.
 std::string terminal_text(const std::string& text);
+
+/// `text` between double quotes for a message, through terminal_text: a NUL (or any control) in
+/// a user's value shows as `\x00` instead of ending the message (an exception's what() is a C
+/// string: "5.\x007" was reported as "5.).
+std::string quoted_text(std::string_view text);
 
 }  // namespace nvmesim

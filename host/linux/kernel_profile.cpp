@@ -1,4 +1,5 @@
 #include "host/linux/kernel_profile.hpp"
+#include "core/terminal_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -11,8 +12,8 @@ KernelVersion KernelVersion::parse(std::string_view text) {
   int* parts[] = {&v.major, &v.minor, &v.patch};
   size_t n = 0, i = 0;
   auto fail = [&]() {
-    throw std::invalid_argument("kernel version \"" + std::string(text) +
-                                "\" is not of the form \"MAJOR.MINOR\" or \"MAJOR.MINOR.PATCH\" (e.g. \"5.7\", \"6.6.30\"), "
+    throw std::invalid_argument("kernel version " + quoted_text(text) +
+                                " is not of the form \"MAJOR.MINOR\" or \"MAJOR.MINOR.PATCH\" (e.g. \"5.7\", \"6.6.30\"), "
                                 "optionally followed by a distribution's suffix as `uname -r` prints it "
                                 "(\"5.4.0-150-generic\", \"6.6.13+deb12-amd64\")");
   };

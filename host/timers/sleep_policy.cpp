@@ -1,4 +1,5 @@
 #include "host/timers/sleep_policy.hpp"
+#include "core/terminal_text.hpp"
 
 #include <cctype>
 #include <stdexcept>
@@ -13,7 +14,7 @@ constexpr const char* kForms =
     "allowed: \"msleep(MS)\", \"usleep_range(MIN_US, MAX_US)\", \"fsleep(US)\", \"udelay(US)\", \"busy\"";
 
 [[noreturn]] void bad(std::string_view text, const std::string& why) {
-  throw std::invalid_argument("sleep policy \"" + std::string(text) + "\" " + why + "; " + kForms);
+  throw std::invalid_argument("sleep policy " + quoted_text(text) + " " + why + "; " + kForms);
 }
 }  // namespace
 
