@@ -86,7 +86,7 @@ void point_lines(const std::vector<const IncompletePoint*>& pts, const std::stri
 }  // namespace
 
 void report_incomplete_points(const std::vector<MergedFolder>& folders, const std::vector<IncompletePoint>& points,
-                              std::ostream& err, size_t max_lines_per_folder) {
+                              std::ostream& err, size_t max_lines_per_folder, size_t max_shards_listed) {
   std::map<long, std::vector<const IncompletePoint*>> by_folder;
   for (const auto& p : points) by_folder[p.folder].push_back(&p);
   for (const auto& [fi, pts] : by_folder) {
@@ -111,12 +111,24 @@ void report_incomplete_points(const std::vector<MergedFolder>& folders, const st
   }
   std::map<uint64_t, std::vector<const IncompletePoint*>> by_shard;
   for (const IncompletePoint* p : none->second) by_shard[p->index % count].push_back(p);
+  // At most max_shards_listed missing shards in full (1 folder of a 1000000-shard sweep would
+  // list 999999 shards, two lines each: issue 16's attack); the rest in one line.
+  size_t listed = 0, rest_points = 0;
   for (const auto& [k, pts] : by_shard) {
+    if (listed == max_shards_listed) {
+      rest_points += pts.size();
+      continue;
+    }
+    ++listed;
     const Shard s{k, count};
     point_lines(pts, "shard " + shard_text(s) + " (no folder given holds it)", err, max_lines_per_folder);
     err << "nvmesim merge: run shard " << shard_text(s) << " with: nvmesim sweep " << terminal_text(sweep_file_of(folders, nullptr))
         << " --shard " << shard_text(s) << " --out DIR, and merge DIR with the others\n";
   }
+  if (by_shard.size() > listed)
+    err << "nvmesim merge:   ... and " << (by_shard.size() - listed) << " more shards of " << count << " that no folder given holds ("
+        << rest_points << " points, every one listed in the summary); run each with --shard K/" << count
+        << " as above\n";
 }
 
 }  // namespace nvmesim

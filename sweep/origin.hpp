@@ -44,9 +44,10 @@ struct IncompletePoint {
 /// `max_lines_per_folder` of them per folder, then the command that resumes the folder's shard
 /// (`nvmesim sweep SWEEP --shard K/N --out DIR --resume`, absolute paths, quoted for sh). Points
 /// no folder holds are grouped by the shard they belong to when every folder has the same shard
-/// count. Each line starts with "nvmesim merge: ".
+/// count; at most `max_shards_listed` such shards are listed, the others counted in one line.
+/// Each line starts with "nvmesim merge: ".
 void report_incomplete_points(const std::vector<MergedFolder>& folders, const std::vector<IncompletePoint>& points,
-                              std::ostream& err, size_t max_lines_per_folder = 50);
+                              std::ostream& err, size_t max_lines_per_folder = 50, size_t max_shards_listed = 20);
 
 /// `text` quoted for a POSIX shell when it holds anything but [A-Za-z0-9_./:=+,-] (single quotes).
 std::string shell_quote(const std::string& text);

@@ -301,3 +301,29 @@ TEST_CASE("sweep points over an empirical base are checked as with all its sampl
     CHECK_THAT(std::string(e.what()), Catch::StartsWith("f.json: /grid/~1host~1init_to_probe~1samples~11/1: "));
   }
 }
+
+TEST_CASE("merge lists at most 20 shards that no folder holds, then counts the rest (issue 16 attack)", "[sweep][process]") {
+  // 30 points in 30 shards, only shard 0/30 run: 29 shards missing, one point each. 20 are listed
+  // (a point line and a "run shard" line each), the 9 others in one line. Without the cap a
+  // 1000000-shard sweep merged from one folder printed about 2 million lines.
+  const std::string sweep = write_seed_sweep("tc-cap", 30, 1);
+  remove_tree("tc-cap-0");
+  REQUIRE(run_capture("sweep " + sweep + " --out tc-cap-0 --shard 0/30 -q").status == 0);
+  const auto r = run_capture("merge tc-cap-0 --out tc-cap.json");
+  CHECK(r.status == 1);
+  size_t run_lines = 0, lines = 0;
+  for (size_t at = 0; (at = r.err.find('\n', at)) != std::string::npos; ++at) ++lines;
+  for (size_t at = 0; (at = r.err.find("nvmesim merge: run shard ", at)) != std::string::npos; ++at) ++run_lines;
+  CHECK(run_lines == 20);
+  CHECK_THAT(r.err, Catch::Contains("nvmesim merge: run shard 20/30 with:"));  // shards 1 .. 20
+  CHECK_THAT(r.err, !Catch::Contains("run shard 21/30"));
+  CHECK_THAT(r.err, Catch::Contains("... and 9 more shards of 30 that no folder given holds (9 points, every one listed in the summary)"));
+  CHECK(lines == 1 + 20 * 2 + 1);  // the count line, 20 x (point, run), the rest
+  // Every point is still in the summary, missing or done.
+  const auto doc = nlohmann::json::parse(slurp("tc-cap.json"));
+  CHECK(doc["points"].size() == 30);
+  remove_tree("tc-cap-0");
+  std::remove(sweep.c_str());
+  std::remove("tc-cap.json");
+  std::remove("tc-cap.csv");
+}
