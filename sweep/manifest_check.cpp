@@ -103,6 +103,8 @@ void check_outputs(const JsonNode& outs, const std::string& id) {
 // Returns its index.
 int64_t check_point(const JsonNode& p, uint64_t points) {
   require_type(p, "object");
+  // The keys point_json writes (sweep/manifest.cpp): another is a hand edit or another tool's.
+  p.require_object({"index", "id", "parameters", "status", "file", "variants", "paired", "outputs", "jsonl", "error"});
   if (!p.has("index")) p.fail("needs \"index\"");
   const int64_t index = p.at("index").integer_in(0, static_cast<int64_t>(points) - 1);
   if (!p.has("status")) p.fail("needs \"status\"");
@@ -110,6 +112,13 @@ int64_t check_point(const JsonNode& p, uint64_t points) {
   const std::string status = p.at("status").choice(kStatuses);
   for (const char* key : {"id", "error", "file"})
     if (p.has(key)) (void)p.at(key).str();
+  // merge reads points/ID.jsonl: a "file" naming another would say one thing and do another.
+  if (p.has("file")) {
+    if (!p.has("id")) p.fail("has \"file\" but no \"id\" (a point's file is named after it)");
+    const std::string expected = "points/" + p.at("id").str() + ".jsonl";
+    if (p.at("file").str() != expected)
+      p.at("file").fail("is not this point's file: a sweep writes point " + p.at("id").str() + "'s trials to " + expected);
+  }
   if (p.has("parameters")) require_type(p.at("parameters"), "object");
   if (p.has("outputs")) {
     if (!p.has("id")) p.fail("has \"outputs\" but no \"id\" (the outputs are named after it)");
