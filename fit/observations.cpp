@@ -13,6 +13,14 @@
 
 namespace nvmesim {
 
+const char* implausible_cap(uint64_t cap_raw) {
+  if (cap_raw == ~uint64_t{0}) return "cap is all ones: the device did not answer when the dump was taken";
+  const regs::Cap c = regs::Cap::decode(cap_raw);
+  if (c.mqes == 0) return "CAP.MQES is 0 (a queue needs at least 2 entries): not a real CAP";
+  if (c.mpsmin > c.mpsmax) return "CAP.MPSMIN > CAP.MPSMAX: not a real CAP";
+  return nullptr;
+}
+
 namespace {
 
 using SChoices = std::vector<std::pair<std::string, std::string>>;
@@ -137,11 +145,7 @@ void read_show_regs(const std::string& text, const std::string& name, Observatio
   uint64_t raw = 0;
   if (!regs::parse_hex(cap->value, 64, raw))
     throw InputError::at_line(name, cap->line, 1, "cap \"" + cap->value + "\" is not a 64-bit register in hex");
-  if (raw == ~uint64_t{0})
-    throw InputError::at_line(name, cap->line, 1, "cap is all ones: the device did not answer when the dump was taken");
-  const regs::Cap c = regs::Cap::decode(raw);
-  if (c.mqes == 0) throw InputError::at_line(name, cap->line, 1, "CAP.MQES is 0 (a queue needs at least 2 entries): not a real CAP");
-  if (c.mpsmin > c.mpsmax) throw InputError::at_line(name, cap->line, 1, "CAP.MPSMIN > CAP.MPSMAX: not a real CAP");
+  if (const char* why = implausible_cap(raw)) throw InputError::at_line(name, cap->line, 1, why);
   char hex[24];
   std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(raw));
   o.device["cap"] = hex;

@@ -69,6 +69,12 @@ Observations load_observations(const std::string& path);
 /// The same from the file's text; `dir` is the folder of relative log paths.
 Observations parse_observations(const std::string& text, const std::string& source, const std::string& dir);
 
+/// Why a CAP value (NVMe 1.4 section 3.1.1) read from a machine cannot be a real controller's, or
+/// nullptr when it can: all ones (the device did not answer the read), MQES 0 (a queue needs at
+/// least 2 entries), MPSMIN > MPSMAX. Used by the show-regs reader and by predict on a posterior's
+/// `observations.device.cap`, so that a hand edit cannot bring in what a dump could not.
+const char* implausible_cap(uint64_t cap_raw);
+
 /// The number of intervals the runs give (consecutive present line kinds).
 size_t observed_interval_count(const Observations& obs);
 

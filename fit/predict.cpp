@@ -10,7 +10,9 @@
 #include "core/json_text.hpp"
 #include "core/terminal_text.hpp"
 #include "core/tool.hpp"
+#include "fit/observations.hpp"
 #include "host/linux/kernel_profile.hpp"
+#include "models/nvme_regs.hpp"
 #include "scenario/scenario.hpp"
 
 namespace nvmesim {
@@ -210,6 +212,13 @@ PosteriorModel parse_posterior(const oj& doc, const std::string& source) {
     // which the scenario takes but Linux (the only driver predict runs) never reads, would change
     // nothing (attack on fit/predict).
     if (dev.has("identify")) dev.at("identify").require_object({"model", "rtd3e"});
+    // fit writes the CAP a show-regs dump gave, in hex; the reader's checks hold for an edit too.
+    if (dev.has("cap")) {
+      uint64_t raw = 0;
+      if (!dev.at("cap").json().is_string() || !regs::parse_hex(dev.at("cap").str(), 64, raw))
+        dev.at("cap").fail("must be the 64-bit CAP in hex (\"0x...\"), as fit writes it from show-regs");
+      if (const char* why = implausible_cap(raw)) dev.at("cap").fail(why);
+    }
     try {
       (void)load_scenario_document(oj{{"schema", "nvmesim.scenario/1"}, {"controllers", oj::array({dev.json()})}}, "device");
     } catch (const InputError& e) {

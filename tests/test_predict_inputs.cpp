@@ -273,7 +273,19 @@ TEST_CASE("predict: observations.device holds only what the dumps fix, and devic
   from_short.erase("identify.rtd3e");
   oj from_number = from;
   from_number["pci_id"] = 3;
+  // A CAP no controller reads as (stop 24's attack: all ones passed). 0x...ff: MQES 0xffff;
+  // 0x0000000000ff0000: MQES 0; MPSMIN (bits 51:48) 1 > MPSMAX (bits 55:52) 0 in 0x00010000000000ff.
+  const auto with_cap = [&](const char* cap) {
+    oj d = dev;
+    d["cap"] = cap;
+    return d;
+  };
+  oj from_cap = from;
+  from_cap["cap"] = "show-regs r.txt line 1";
   const std::vector<Case> cases = {
+      {with_cap("0xffffffffffffffff"), from_cap, "post.json: /observations/device/cap: cap is all ones: the device did not answer"},
+      {with_cap("0x0000000000ff0000"), from_cap, "post.json: /observations/device/cap: CAP.MQES is 0"},
+      {with_cap("0x00010000000000ff"), from_cap, "post.json: /observations/device/cap: CAP.MPSMIN > CAP.MPSMAX"},
       {with_nn, from, "post.json: /observations/device/identify/nn: unknown key \"nn\""},
       {dev, from_extra, "post.json: /observations/device_from/identify.nn: unknown key \"identify.nn\""},
       {dev, from_short, "post.json: /observations/device_from: has no entry for \"identify.rtd3e\""},
@@ -291,5 +303,9 @@ TEST_CASE("predict: observations.device holds only what the dumps fix, and devic
   oj doc = posterior();
   doc["observations"]["device"] = dev;
   doc["observations"]["device_from"] = from;
+  CHECK_NOTHROW(parse_posterior(doc, "post.json"));
+  // ... and with a real CAP: MQES 0xffff (bits 15:0), TO 255 (bits 31:24), CSS NVM (bit 37).
+  doc["observations"]["device"] = with_cap("0x00000020ff00ffff");
+  doc["observations"]["device_from"] = from_cap;
   CHECK_NOTHROW(parse_posterior(doc, "post.json"));
 }
