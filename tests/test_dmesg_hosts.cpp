@@ -200,6 +200,19 @@ TEST_CASE("dmesg reader: an ISO or SPDK time that is no time is refused at its l
              Catch::StartsWith("bad.log: line 1: \"2023-02-30T10:00:00\" is not a time: the day must be 01 to 28 in 2023-02"));
   CHECK_THAT(error_of("[1900-01-01 00:00:00.000000] " + init + "\n"), Catch::Contains("the year must be 1970 to 2200"));
   CHECK_THAT(error_of("2023-01-01T10:00:00+25:00 x\n"), Catch::Contains("the zone offset must be at most 23:59"));
+  // A zone that only starts like one (stop 24's attack: "+00:3" and "+0" were read as untimed or
+  // UTC, a Unicode minus as untimed).
+  for (const char* zone : {"+00:3", "+0", "+", "-05:", "+00:300", "+0:00"})
+    CHECK_THAT(error_of(std::string("2023-01-01T10:00:00,000000") + zone + " host kernel: nvme nvme0: pci function 0000:04:00.0\n"),
+               Catch::StartsWith("bad.log: line 1: \"2023-01-01T10:00:00\" is not a time: its zone \"" + std::string(zone) +
+                                 "\" is not +HH:MM, +HHMM or Z"));
+  CHECK_THAT(error_of("2023-01-01T10:00:00,000000\xe2\x88\x92" "05:00 host kernel: nvme nvme0: pci function 0000:04:00.0\n"),
+             Catch::Contains("has the minus U+2212; write ASCII '-'"));
+  // The forms that are zones, either sign, with and without the colon.
+  const auto zones = parse_dmesg_text("2023-01-01T10:00:00,000000-05:00 h kernel: nvme nvme0: pci function 0000:04:00.0\n"
+                                      "2023-01-01T20:31:00,000000+0530 h kernel: nvme nvme0: 4/0/0 default/read/poll queues\n", "z");
+  REQUIRE(zones.intervals.size() == 1);
+  CHECK(zones.intervals[0].duration_ns() == 60'000'000'000);  // 10:00 + 5:00 = 15:00 UTC to 20:31 - 5:30 = 15:01 UTC
   // A leap day is a day: 2024-02-28 23:59:59.5 to 2024-02-29 00:00:01 is 1.5 s; 2000 was a leap
   // year too (divisible by 400), 2100 will not be.
   const auto leap = parse_dmesg_text("[2024-02-28 23:59:59.500000] " + init + "\n[2024-02-29 00:00:01.000000] " + ready + "\n", "leap");

@@ -1,5 +1,6 @@
 #include "tools/dmesg_lines.hpp"
 
+#include <algorithm>
 #include <optional>
 
 namespace nvmesim::dmesg_detail {
@@ -112,14 +113,24 @@ std::optional<int64_t> parse_iso(const std::string& s, size_t& i, bool space, st
     for (; fd < 9; ++fd) frac *= 10;
     ns += frac;
   }
+  // A zone right after the time: Z, +HH:MM or +HHMM (either sign). Anything else that starts
+  // like one ("+00:3", "+0", U+2212 for the minus) is refused, not read as untimed or UTC.
+  const bool unicode_minus = s.compare(j, 3, "\xe2\x88\x92") == 0;
   if (j < s.size() && s[j] == 'Z') {
     ++j;
-  } else if (j + 5 <= s.size() && (s[j] == '+' || s[j] == '-') && is_digit(s[j + 1]) && is_digit(s[j + 2])) {
+  } else if (unicode_minus || (j < s.size() && (s[j] == '+' || s[j] == '-'))) {
+    const size_t end = std::min(s.find(' ', j), s.size());
+    const std::string zone = s.substr(j, std::min<size_t>(end - j, 16));
+    auto two_digits = [&](size_t a) { return a + 2 <= s.size() && is_digit(s[a]) && is_digit(s[a + 1]); };
+    if (unicode_minus) return fail("its zone \"" + zone + "\" has the minus U+2212; write ASCII '-' (e.g. -05:00)");
     const int64_t sign = s[j] == '+' ? 1 : -1;
-    const int64_t zh = num(j + 1, 2);
-    size_t k = j + 3;
+    size_t k = j + 1;
+    if (!two_digits(k)) return fail("its zone \"" + zone + "\" is not +HH:MM, +HHMM or Z");
+    const int64_t zh = num(k, 2);
+    k += 2;
     if (k < s.size() && s[k] == ':') ++k;
-    if (k + 2 > s.size() || !is_digit(s[k]) || !is_digit(s[k + 1])) return std::nullopt;
+    if (!two_digits(k) || (k + 2 < s.size() && is_digit(s[k + 2])))
+      return fail("its zone \"" + zone + "\" is not +HH:MM, +HHMM or Z");
     const int64_t zm = num(k, 2);
     if (zh > 23 || zm > 59) return fail("the zone offset must be at most 23:59");
     ns -= sign * (zh * 3600 + zm * 60) * 1000000000;
