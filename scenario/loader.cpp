@@ -84,6 +84,7 @@ Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptio
     scenario_detail::check_sets_reach_a_variant(root, options.sets);
   }
   scenario_detail::check_sets_reach_a_stage(root, options.sets, file_driver);
+  scenario_detail::check_host_keys_reach_a_stage(root, file_driver);
   check_simulated_time_budget(sc, doc);
   check_operation_budget(sc, doc);
   warn_distribution_kernels(sc);

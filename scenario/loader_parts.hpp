@@ -120,6 +120,11 @@ void check_sets_reach_a_variant(const JsonNode& root, const std::vector<SetPatch
 /// `file_driver` is the file's host.driver before the options ("linux" when it gives none).
 void check_sets_reach_a_stage(const JsonNode& root, const std::vector<SetPatch>& sets, const std::string& file_driver,
                               const std::string& label = "--set ");
+/// Refuses (InputError at /host/KEY) a key of a variant-less document's `host` section that no
+/// boot.chain stage reads (every stage sets it itself or its driver does not read it): it would
+/// run as if never written (issue 13's leftover). With variants the base's host keys may serve
+/// some variants only; each variant's own keys are checked by read_variants.
+void check_host_keys_reach_a_stage(const JsonNode& root, const std::string& file_driver);
 
 /// Refuses (InputError at /trials) a trial count whose simulated time must exceed
 /// kMaxSimulatedPs (scenario/budget.cpp).

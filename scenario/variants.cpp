@@ -224,7 +224,7 @@ std::vector<std::pair<std::string, std::string>> variant_host_keys(const Node& v
 
 // Why no stage of `doc`'s boot.chain reads host's `key`: the message of a change of it that no
 // stage sees, naming the stages that set it themselves ("/boot/chain/N/KEY").
-std::string ignored_by_chain(const ojson& doc, const std::string& key) {
+std::string ignored_by_chain(const ojson& doc, const std::string& key, const char* what = "this change") {
   const ojson& chain = doc.at(ojson::json_pointer("/boot/chain"));
   std::string set_by;
   size_t setting = 0;
@@ -237,7 +237,7 @@ std::string ignored_by_chain(const ojson& doc, const std::string& key) {
                           : setting == 0          ? std::string("no stage's driver reads it")
                                                   : "the stages that read it set it themselves (" + set_by + ")";
   return "the boot.chain's stages override host." + key + ": " + why +
-         ", so this change would be ignored; change the stages instead (docs/hosts.md, \"Boot chain\")";
+         ", so " + what + " would be ignored; change the stages instead (docs/hosts.md, \"Boot chain\")";
 }
 
 // Variant `v` of the file: its patch merged over `base`, then its "set" applied, read by the
@@ -402,6 +402,15 @@ void check_sets_reach_a_stage(const Node& root, const std::vector<SetPatch>& set
     if (!reached[k] && last_merged)
       throw InputError::in_source(root.source(), label + keys[k].set->pointer + ": in every variant " +
                                                      ignored_by_chain(*last_merged, keys[k].key));
+}
+
+void check_host_keys_reach_a_stage(const Node& root, const std::string& file_driver) {
+  const ojson& doc = root.json();
+  if (root.has("variants") && doc["variants"].is_array() && !doc["variants"].empty()) return;
+  if (!doc.contains(ojson::json_pointer("/boot/chain")) || !root.has("host") || !doc["host"].is_object()) return;
+  for (const auto& item : doc["host"].items())
+    if (!chain_takes_host_key(doc, item.key(), file_driver))
+      root.at("host").at(item.key()).fail(ignored_by_chain(doc, item.key(), "this value") + " or remove host." + item.key());
 }
 
 void check_sets_reach_a_variant(const Node& root, const std::vector<SetPatch>& sets) {

@@ -465,10 +465,17 @@ TEST_CASE("boot.chain: a freebsd stage without hz takes host's hz when host is f
   REQUIRE(s.variants.at(0).chain.size() == 2);
   CHECK(s.variants[0].chain[1].host.timers.hz == 100);
   CHECK(s.variants[0].chain[1].host.driver_release == "older");
-  // With host on another driver, FreeBSD's own default (1000), not Linux's CONFIG_HZ.
-  const Scenario l = load_scenario_text(R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.7", "hz": 250},
+  // With host on another driver (Linux by default), FreeBSD's own default (1000), not Linux's
+  // CONFIG_HZ (250)...
+  const Scenario l = load_scenario_text(R"({"schema": "nvmesim.scenario/1", "host": {},
       "controllers": [{}], "boot": {"chain": [{"driver": "edk2"}, {"driver": "freebsd"}]}})", "l.json");
   CHECK(l.variants.at(0).chain[1].host.timers.hz == 1000);
+  // ... and a host hz there, which no stage reads (EDK2 has no HZ, FreeBSD takes host's only
+  // when host is FreeBSD), is refused rather than ignored (this stop: a file's host key that no
+  // stage reads ran as if never written).
+  CHECK_THROWS_WITH(load_scenario_text(R"({"schema": "nvmesim.scenario/1", "host": {"hz": 250},
+      "controllers": [{}], "boot": {"chain": [{"driver": "edk2"}, {"driver": "freebsd"}]}})", "h.json"),
+                    Catch::StartsWith("h.json: /host/hz: the boot.chain's stages override host.hz: no stage's driver reads it"));
 }
 
 namespace {
