@@ -6,6 +6,7 @@
 #include "cli/file_kind.hpp"
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
+#include "core/signals.hpp"
 #include "tools/dmesg_report.hpp"
 
 namespace po = boost::program_options;
@@ -71,22 +72,26 @@ int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   DmesgReport report(o);
   for (const auto& path : logs) require_file_kind(path, {FileKind::kernel_log}, "a kernel log");
+  // SIGINT/SIGTERM stop the reading (exit 130/143) and the output's temporary is removed.
+  StopSignals stop_signals;
   // With --out, the intervals go straight into the output's temporary as they are read (an error
   // removes it: nothing half-written); to stdout they are spooled, so that the whole output is
   // ready before the first byte reaches stdout.
   std::unique_ptr<AtomicFile> file;
+  const bool streamed = vm.count("out") && !o.empirical;
   if (vm.count("out")) {
     file = std::make_unique<AtomicFile>(vm["out"].as<std::string>());
-    if (!o.empirical) report.stream_intervals_to([f = file.get()](const char* d, size_t n) { f->write(d, n); });
+    if (streamed) report.stream_intervals_to([f = file.get()](const char* d, size_t n) { f->write(d, n); });
   }
   for (const auto& path : logs) {
     // Outputs name the log by its file name only (no paths in outputs).
     const size_t slash = path.rfind('/');
     report.add_file(path, slash == std::string::npos ? path : path.substr(slash + 1), err);
   }
+  if (stop_requested()) throw Interrupted(stop_signal());
   if (file) {
-    if (report.stream_sink())
-      report.write(report.stream_sink());
+    if (streamed)
+      report.finish_stream();
     else
       report.write([&](const char* d, size_t n) { file->write(d, n); });
     file->commit();

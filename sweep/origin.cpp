@@ -114,9 +114,14 @@ void report_incomplete_points(const std::vector<MergedFolder>& folders, const st
   // At most max_shards_listed missing shards in full (1 folder of a 1000000-shard sweep would
   // list 999999 shards, two lines each: issue 16's attack); the rest in one line.
   size_t listed = 0, rest_points = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> rest_ranges;  // the unlisted shards, as [first, last]
   for (const auto& [k, pts] : by_shard) {
     if (listed == max_shards_listed) {
       rest_points += pts.size();
+      if (!rest_ranges.empty() && rest_ranges.back().second + 1 == k)
+        rest_ranges.back().second = k;
+      else
+        rest_ranges.emplace_back(k, k);
       continue;
     }
     ++listed;
@@ -125,10 +130,19 @@ void report_incomplete_points(const std::vector<MergedFolder>& folders, const st
     err << "nvmesim merge: run shard " << shard_text(s) << " with: nvmesim sweep " << terminal_text(sweep_file_of(folders, nullptr))
         << " --shard " << shard_text(s) << " --out DIR, and merge DIR with the others\n";
   }
-  if (by_shard.size() > listed)
-    err << "nvmesim merge:   ... and " << (by_shard.size() - listed) << " more shards of " << count << " that no folder given holds ("
-        << rest_points << " points, every one listed in the summary); run each with --shard K/" << count
-        << " as above\n";
+  if (by_shard.size() > listed) {
+    // Which ones, as ranges of K (at most 10 ranges shown), so that the user need not work them
+    // out from the summary's point indices.
+    const size_t more = by_shard.size() - listed;
+    std::string ks;
+    for (size_t r = 0; r < rest_ranges.size() && r < 10; ++r)
+      ks += (r ? ", " : "") + std::to_string(rest_ranges[r].first) +
+            (rest_ranges[r].second > rest_ranges[r].first ? "-" + std::to_string(rest_ranges[r].second) : std::string());
+    if (rest_ranges.size() > 10) ks += ", ... (" + std::to_string(rest_ranges.size() - 10) + " more ranges)";
+    err << "nvmesim merge:   ... and " << more << " more shard" << (more == 1 ? "" : "s") << " of " << count
+        << " that no folder given holds (K = " << ks << "; " << rest_points << " point" << (rest_points == 1 ? "" : "s")
+        << ", every one listed in the summary); run each with --shard K/" << count << " as above\n";
+  }
 }
 
 }  // namespace nvmesim

@@ -140,6 +140,11 @@ TEST_CASE("dmesg: a log without an interval is an error naming the file and the 
   CHECK(slurp("dmesgcli_o.json").empty());
   // ... and the temporary the good log's records were streamed into is gone (.NAME.tmp.PID.N).
   CHECK(std::system("ls -a | grep -q '^\\.dmesgcli_o\\.json\\.tmp\\.'") != 0);
+  // The output's folder is checked before any log is read: exit 3 for a missing one, even
+  // when a log would be exit 2 (the order since the records stream into the output).
+  r = run("dmesgcli_none.dmesg --from nvme_init --to queues -o dmesgcli_nodir/o.json", "nodir");
+  CHECK(r.rc == 3);
+  CHECK_THAT(r.err, Catch::Contains("dmesgcli_nodir"));
   std::remove("dmesgcli_none.dmesg");
 }
 
@@ -195,6 +200,13 @@ TEST_CASE("run --dmesg read back: each boot marked - the variants kept apart - t
   const Result o = run("dmesgcli_sim.dmesg -o dmesgcli_sim.json", "simo");
   REQUIRE(o.rc == 0);
   CHECK(slurp("dmesgcli_sim.json") == r.out);
+  // Two logs (the records of both, the second's after a separator), with --pool.
+  const Result two = run("dmesgcli_sim.dmesg " + kCases + "reload-32q-msleep100.dmesg --pool", "simtwo");
+  const Result two_o = run("dmesgcli_sim.dmesg " + kCases + "reload-32q-msleep100.dmesg --pool -o dmesgcli_sim.json", "simtwoo");
+  REQUIRE(two.rc == 0);
+  REQUIRE(two_o.rc == 0);
+  CHECK(slurp("dmesgcli_sim.json") == two.out);
+  CHECK(two.out.find(",\n    {\"source\":\"reload-32q-msleep100.dmesg\"") != std::string::npos);
   std::remove("dmesgcli_sim.json");
   // --variant keeps one variant: its empirical distribution, 3 samples.
   r = run("dmesgcli_sim.dmesg --variant '5.7 usleep_range(1000, 2000)' --empirical", "simv");
@@ -280,4 +292,38 @@ TEST_CASE("run --dmesg: control characters of a pci_address cannot forge a log l
   CHECK(r.out.find("\"samples\":[\"9") == std::string::npos);  // not the forged 9 s line
   std::remove("dmesgcli_inj.json");
   std::remove("dmesgcli_inj.dmesg");
+}
+
+TEST_CASE("dmesg -o stopped by SIGTERM leaves no temporary - the output whole or absent", "[dmesg][cli]") {
+  // 300 000 intervals (25 MB): reading takes a few tenths of a second, and the records stream
+  // into the output's temporary meanwhile. Whenever the signal lands (before the guard: nothing
+  // was created; while reading: exit 143 and the temporary removed; after: a whole output), no
+  // ".dmesgcli_sig.json.tmp.*" may remain (review of stop 25: 20 MB were left behind).
+  {
+    std::ofstream f("dmesgcli_sig.dmesg", std::ios::binary);
+    char line[160];
+    for (int i = 0; i < 300000; ++i) {
+      const int n = std::snprintf(line, sizeof line, "[%8d.000000] nvme_init\n[%8d.001000] nvme nvme0: 4/0/0 default/read/poll queues\n", i + 1, i + 1);
+      f.write(line, n);
+    }
+  }
+  for (const char* after : {"0.05", "0.2", "0.5"}) {
+    std::remove("dmesgcli_sig.json");
+    const std::string cmd = std::string("timeout -s TERM ") + after + " " + NVMESIM_BINARY +
+                            " dmesg dmesgcli_sig.dmesg --from nvme_init --to queues -o dmesgcli_sig.json 2>/dev/null";
+    const int rc = std::system(cmd.c_str());
+    const int status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    INFO("timeout " << after << " s: exit " << status);
+    CHECK(std::system("ls -a | grep -q '^\\.dmesgcli_sig\\.json\\.tmp\\.'") != 0);
+    if (status == 0) {
+      CHECK(slurp("dmesgcli_sig.json").size() > 25'000'000);  // whole: 300 000 records of ~150 bytes
+    } else {
+      CHECK((status == 124 || status == 143));  // timeout's own code for a TERMed child, or ours
+      CHECK(slurp("dmesgcli_sig.json").empty());
+    }
+  }
+  const int cleaned = std::system("ls -a | grep '^\\.dmesgcli_sig' | xargs -r rm -f");
+  (void)cleaned;
+  std::remove("dmesgcli_sig.dmesg");
+  std::remove("dmesgcli_sig.json");
 }

@@ -194,7 +194,7 @@ TEST_CASE("dmesg reader: an ISO or SPDK time that is no time is refused at its l
   };
   const std::string hour25 = error_of("[2023-04-17 19:10:08.000000] " + init + "\n[2023-04-17 25:00:00.000000] " + ready + "\n");
   CHECK(hour25 == "bad.log: line 2: \"2023-04-17 25:00:00\" is not a time: the hour must be 00 to 23 (nvmesim dmesg "
-                  "reads ISO-8601 and SPDK times as written; fix or remove the line)");
+                  "reads printk, ISO-8601 and SPDK times as written; fix or remove the line)");
   CHECK(hour25.find("no line matching") == std::string::npos);
   CHECK_THAT(error_of("2023-02-30T10:00:00,000000+00:00 host kernel: nvme nvme0: pci function 0000:04:00.0\n"),
              Catch::StartsWith("bad.log: line 1: \"2023-02-30T10:00:00\" is not a time: the day must be 01 to 28 in 2023-02"));

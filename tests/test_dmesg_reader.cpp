@@ -2,10 +2,14 @@
 // exactly the intervals of shared/cases/README.md, and the line formats and block rules hold.
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
+#include "core/signals.hpp"
 #include "scenario/scenario.hpp"
+#include "tools/dmesg_report.hpp"
 #include "tools/dmesg_reader.hpp"
 
 using namespace nvmesim;
@@ -172,6 +176,95 @@ TEST_CASE("boot markers of run --dmesg: each boot its variant and trial - the cl
   // A marker that is not ours is an input error naming the line (forged or cut markers).
   CHECK_THROWS_WITH(parse_dmesg_text("# nvmesim boot {\"variant\":5}\n", "m.dmesg"),
                     Catch::Contains("m.dmesg: line 1: a boot marker must be"));
+  // A trial past 2^63 - 1 wrapped negative and printed as "no trial" (review of stop 25).
+  CHECK_THROWS_WITH(parse_dmesg_text("# nvmesim boot {\"variant\":\"a\",\"trial\":9223372036854775808}\n", "m.dmesg"),
+                    Catch::Contains("m.dmesg: line 1: a boot marker must be"));
+  const auto big = parse_dmesg_text("# nvmesim boot {\"variant\":\"a\",\"trial\":9223372036854775807}\n"
+                                    "[    1.000000] nvme_init\n[    1.001000] nvme nvme0: 1/0/0 default/read/poll queues\n", "m.dmesg");
+  REQUIRE(big.intervals.size() == 1);
+  CHECK(big.intervals[0].trial == 9223372036854775807);
+}
+
+TEST_CASE("a printk time of more than 9 digits of seconds is refused at its line - not taken as untimed", "[dmesg]") {
+  // "[9999999999.000000]" (10 digits) would pass int64 ns; it was read as a line without a time,
+  // and a log whose queues lines had such times reported "0 matching --to" (review of stop 25).
+  for (const char* prefix : {"", "Mar  3 10:00:00 host kernel: "})
+    CHECK_THROWS_WITH(parse_dmesg_text("[    1.000000] nvme_init\n" + std::string(prefix) +
+                                           "[9999999999.000000] nvme nvme0: 1/0/0 default/read/poll queues\n",
+                                       "t.dmesg"),
+                      Catch::StartsWith("t.dmesg: line 2: \"[9999999999.000000]\" is not a time the reader takes: more "
+                                        "than 9 digits of seconds"));
+  // Nine digits (31 years of uptime) are a time: 999999999 s to 999999999.5 s.
+  const auto p = parse_dmesg_text("[999999999.000000] nvme_init\n[999999999.500000] nvme nvme0: 1/0/0 default/read/poll queues\n", "t");
+  REQUIRE(p.intervals.size() == 1);
+  CHECK(p.intervals[0].duration_ns() == 500'000'000);
+}
+
+TEST_CASE("DmesgReport streamed: head and records reach the sink as the logs are read - same bytes as spooled",
+          "[dmesg]") {
+  const std::string a = "[    1.000000] nvme_init\n[    1.077000] nvme nvme0: 4/0/0 default/read/poll queues\n";
+  const std::string b = "[    2.000000] nvme_init\n[    2.000500] nvme nvme1: 4/0/0 default/read/poll queues\n";
+  auto lines_of = [](const std::string& text) {
+    auto in = std::make_shared<std::istringstream>(text);
+    return [in](std::string& l) { return static_cast<bool>(std::getline(*in, l)); };
+  };
+  std::ostringstream warn;
+  DmesgReportOptions o;
+  o.from = "nvme_init";
+  o.to = "queues";
+  // Spooled: everything arrives at write().
+  std::string spooled;
+  {
+    DmesgReport r(o);
+    r.add_lines("a.dmesg", lines_of(a), warn);
+    r.add_lines("b.dmesg", lines_of(b), warn);
+    r.write([&](const char* d, size_t n) { spooled.append(d, n); });
+  }
+  // Streamed: the head at once, each log's record after that log, the rest at finish_stream().
+  std::string streamed;
+  DmesgReport r(o);
+  r.stream_intervals_to([&](const char* d, size_t n) { streamed.append(d, n); });
+  CHECK(streamed.size() > 0);
+  CHECK(streamed.size() == streamed.rfind("\"intervals\": [\n") + 15);  // the head ends there
+  r.add_lines("a.dmesg", lines_of(a), warn);
+  CHECK(streamed.find("{\"source\":\"a.dmesg\"") != std::string::npos);
+  CHECK(streamed.find("b.dmesg") == std::string::npos);
+  r.add_lines("b.dmesg", lines_of(b), warn);
+  CHECK(streamed.find(",\n    {\"source\":\"b.dmesg\",\"variant\":null,\"trial\":null,\"ctrl\":\"nvme1\"") != std::string::npos);
+  CHECK_THROWS_AS(r.write([](const char*, size_t) {}), std::logic_error);
+  r.finish_stream();
+  CHECK(streamed == spooled);
+  // The contract: before the first log, not with --empirical; finish_stream only when streamed.
+  DmesgReport late(o);
+  late.add_lines("a.dmesg", lines_of(a), warn);
+  CHECK_THROWS_AS(late.stream_intervals_to([](const char*, size_t) {}), std::logic_error);
+  CHECK_THROWS_AS(late.finish_stream(), std::logic_error);
+  DmesgReportOptions e = o;
+  e.empirical = true;
+  DmesgReport emp(e);
+  CHECK_THROWS_AS(emp.stream_intervals_to([](const char*, size_t) {}), std::logic_error);
+}
+
+TEST_CASE("DmesgReport: a stop request (SIGINT/SIGTERM) ends the reading with Interrupted", "[dmesg]") {
+  // 5000 lines: the flag is looked at every 4096 lines.
+  std::string log;
+  for (int i = 0; i < 2500; ++i)
+    log += "[" + std::to_string(i + 1) + ".000000] nvme_init\n[" + std::to_string(i + 1) + ".001000] nvme nvme0: queues\n";
+  auto in = std::make_shared<std::istringstream>(log);
+  DmesgReportOptions o;
+  o.from = "nvme_init";
+  o.to = "queues";
+  DmesgReport r(o);
+  std::ostringstream warn;
+  request_stop(SIGTERM);
+  try {
+    r.add_lines("s.dmesg", [in](std::string& l) { return static_cast<bool>(std::getline(*in, l)); }, warn);
+    clear_stop();
+    FAIL("the reading did not stop");
+  } catch (const Interrupted& i) {
+    clear_stop();
+    CHECK(i.signal_number() == SIGTERM);
+  }
 }
 
 TEST_CASE("RE2 patterns: a pathological --from is linear - bad and non-UTF-8 patterns are input errors",

@@ -286,6 +286,9 @@ TEST_CASE("predict: observations.device holds only what the dumps fix, and devic
       {with_cap("0xffffffffffffffff"), from_cap, "post.json: /observations/device/cap: cap is all ones: the device did not answer"},
       {with_cap("0x0000000000ff0000"), from_cap, "post.json: /observations/device/cap: CAP.MQES is 0"},
       {with_cap("0x00010000000000ff"), from_cap, "post.json: /observations/device/cap: CAP.MPSMIN > CAP.MPSMAX"},
+      // fit writes the raw register; the scenario's object form or a number is not what it wrote.
+      {[&] { oj d = dev; d["cap"] = 3; return d; }(), from_cap, "post.json: /observations/device/cap: must be the 64-bit CAP in hex"},
+      {[&] { oj d = dev; d["cap"] = {{"mqes", 1}}; return d; }(), from_cap, "post.json: /observations/device/cap: must be the 64-bit CAP in hex"},
       {with_nn, from, "post.json: /observations/device/identify/nn: unknown key \"nn\""},
       {dev, from_extra, "post.json: /observations/device_from/identify.nn: unknown key \"identify.nn\""},
       {dev, from_short, "post.json: /observations/device_from: has no entry for \"identify.rtd3e\""},

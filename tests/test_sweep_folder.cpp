@@ -317,7 +317,8 @@ TEST_CASE("merge lists at most 20 shards that no folder holds, then counts the r
   CHECK(run_lines == 20);
   CHECK_THAT(r.err, Catch::Contains("nvmesim merge: run shard 20/30 with:"));  // shards 1 .. 20
   CHECK_THAT(r.err, !Catch::Contains("run shard 21/30"));
-  CHECK_THAT(r.err, Catch::Contains("... and 9 more shards of 30 that no folder given holds (9 points, every one listed in the summary)"));
+  CHECK_THAT(r.err, Catch::Contains("... and 9 more shards of 30 that no folder given holds (K = 21-29; 9 points, every one "
+                                    "listed in the summary); run each with --shard K/30 as above"));
   CHECK(lines == 1 + 20 * 2 + 1);  // the count line, 20 x (point, run), the rest
   // Every point is still in the summary, missing or done.
   const auto doc = nlohmann::json::parse(slurp("tc-cap.json"));

@@ -38,10 +38,21 @@ std::optional<int64_t> parse_seconds(const std::string& s, size_t& i) {
 }
 
 // "[  714.456099]" at s[i..]: returns ns and moves i past "]" and one following space.
-std::optional<int64_t> parse_bracket(const std::string& s, size_t& i) {
+// A printk time of more than 9 digits of seconds ("[9999999999.000000]": it would not fit int64
+// ns) gives nullopt with `*bad` saying so, rather than an untimed line (a line matching --to then
+// counted as not matching).
+std::optional<int64_t> parse_bracket(const std::string& s, size_t& i, std::string* bad) {
   if (i >= s.size() || s[i] != '[') return std::nullopt;
   size_t j = i + 1;
   while (j < s.size() && s[j] == ' ') ++j;
+  size_t k = j;
+  while (k < s.size() && is_digit(s[k])) ++k;
+  if (k - j > 9 && k < s.size() && (s[k] == '.' || s[k] == ',' || s[k] == ']')) {
+    const size_t close = s.find(']', k);
+    *bad = "\"" + s.substr(i, std::min<size_t>(close == std::string::npos ? s.size() - i : close + 1 - i, 40)) +
+           "\" is not a time the reader takes: more than 9 digits of seconds (31 years of uptime)";
+    return std::nullopt;
+  }
   const auto ns = parse_seconds(s, j);
   if (!ns || j >= s.size() || s[j] != ']') return std::nullopt;
   ++j;
@@ -197,14 +208,19 @@ DmesgLine split_dmesg_line(const std::string& raw) {
     while (j < raw.size() && is_digit(raw[j])) ++j;
     if (j > i + 1 && j < raw.size() && raw[j] == '>') i = j + 1;
   }
-  if (auto ns = parse_bracket(raw, i)) {
+  std::string bad;
+  if (auto ns = parse_bracket(raw, i, &bad)) {
     l.timed = true;
     l.ns = *ns;
     skip_kernel_tag(raw, i);  // journalctl -o short-monotonic
     l.msg = raw.substr(i);
     return l;
   }
-  std::string bad;
+  if (!bad.empty()) {
+    l.bad_time = bad;
+    l.msg = raw;
+    return l;
+  }
   if (auto ns = parse_spdk_time(raw, i, &bad)) {
     l.timed = true;
     l.ns = *ns;
@@ -221,9 +237,14 @@ DmesgLine split_dmesg_line(const std::string& raw) {
     l.ns = *ns;
     skip_kernel_tag(raw, i);
     size_t k = i;
-    if (auto mono = parse_bracket(raw, k)) {  // the kernel's own time inside, as kern.log has it
+    if (auto mono = parse_bracket(raw, k, &bad)) {  // the kernel's own time inside, as kern.log has it
       l.ns = *mono;
       i = k;
+    } else if (!bad.empty()) {
+      l.timed = false;
+      l.bad_time = bad;
+      l.msg = raw;
+      return l;
     }
     l.msg = raw.substr(i);
     return l;
@@ -237,10 +258,15 @@ DmesgLine split_dmesg_line(const std::string& raw) {
   const size_t k = raw.find("kernel: ");
   if (k != std::string::npos) {
     size_t j = k + 8;
-    if (auto ns = parse_bracket(raw, j)) {
+    if (auto ns = parse_bracket(raw, j, &bad)) {
       l.timed = true;
       l.ns = *ns;
       l.msg = raw.substr(j);
+      return l;
+    }
+    if (!bad.empty()) {
+      l.bad_time = bad;
+      l.msg = raw;
       return l;
     }
     l.msg = raw.substr(k + 8);

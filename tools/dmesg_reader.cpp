@@ -1,6 +1,7 @@
 #include "tools/dmesg_reader.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 #include <re2/re2.h>
@@ -252,7 +253,8 @@ void DmesgScanner::warn(std::string text) {
 void DmesgScanner::marker(std::string_view raw) {
   nlohmann::json m = nlohmann::json::parse(raw.substr(kDmesgBootMarker.size()), nullptr, false);
   if (m.is_discarded() || !m.is_object() || !m.contains("variant") || !m["variant"].is_string() ||
-      !m.contains("trial") || !m["trial"].is_number_unsigned())
+      !m.contains("trial") || !m["trial"].is_number_unsigned() ||
+      m["trial"].get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))  // no wrap to "no trial"
     throw InputError::in_source(source_, "line " + std::to_string(counts_.lines) +
                                              ": a boot marker must be `" + std::string(kDmesgBootMarker) +
                                              "{\"variant\": NAME, \"trial\": N}` (as nvmesim run --dmesg writes it)");
@@ -285,7 +287,7 @@ void DmesgScanner::line(std::string_view raw) {
   // none with a misleading reason. Refused at its line, as an unreadable boot marker is.
   if (!l.bad_time.empty())
     throw InputError::in_source(source_, "line " + std::to_string(counts_.lines) + ": " + l.bad_time +
-                                             " (nvmesim dmesg reads ISO-8601 and SPDK times as written; fix or "
+                                             " (nvmesim dmesg reads printk, ISO-8601 and SPDK times as written; fix or "
                                              "remove the line)");
   const bool is_from = patterns_.is_from(l.msg);
   const bool is_to = patterns_.is_to(l.msg);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/signals.hpp"
 #include "core/terminal_text.hpp"
 #include "core/tool.hpp"
 #include "tools/log_file.hpp"
@@ -124,8 +125,10 @@ void DmesgReport::on_interval(Source& s, const DmesgInterval& iv) {
 
 const std::string& DmesgReport::QuotedCache::get(const std::string& s) {
   if (!valid_ || s != raw_) {
+    valid_ = false;  // json_quoted throws on invalid UTF-8: the cache then holds nothing
+    std::string quoted = s.empty() && empty_is_null_ ? "null" : json_quoted(s);
     raw_ = s;
-    quoted_ = s.empty() ? "null" : json_quoted(s);
+    quoted_ = std::move(quoted);
     valid_ = true;
   }
   return quoted_;
@@ -187,9 +190,13 @@ void DmesgReport::add_lines(const std::string& name, const std::function<bool(st
   count_summary(s, "log");
   DmesgScanner scan(patterns_, name, [&](const DmesgInterval& iv) { on_interval(s, iv); }, opt_.variant);
   std::string line;
+  uint64_t n = 0;
   while (next(line)) {
     scan.line(line);
     s.counts = scan.counts();
+    // SIGINT/SIGTERM under the command's StopSignals: stop reading, and unwinding removes the
+    // output's temporary (the records stream into it with -o).
+    if ((++n & 4095) == 0 && stop_requested()) throw Interrupted(stop_signal());
   }
   scan.finish();
   s.counts = scan.counts();
@@ -251,6 +258,7 @@ std::string DmesgReport::source_json(const Source& s) const {
 }
 
 void DmesgReport::write(const std::function<void(const char*, size_t)>& out) {
+  if (direct_) throw std::logic_error("DmesgReport::write: the intervals were streamed; call finish_stream()");
   if (opt_.empirical) return write_empirical(out);
   write_document(out);
 }
@@ -270,12 +278,14 @@ void DmesgReport::stream_intervals_to(std::function<void(const char*, size_t)> o
   intervals_spool_.reset();
 }
 
+void DmesgReport::finish_stream() {
+  if (!direct_) throw std::logic_error("DmesgReport::finish_stream: stream_intervals_to was not called");
+  write_document(direct_);
+}
+
 void DmesgReport::write_document(const std::function<void(const char*, size_t)>& out) {
   auto put = [&](const std::string& s) { out(s.data(), s.size()); };
-  if (direct_) {
-    if (&out != &direct_)
-      throw std::logic_error("DmesgReport::write: the intervals went to the stream_intervals_to sink; write there");
-  } else {
+  if (!direct_) {
     put(document_head());
     intervals_spool_->replay(out);
   }

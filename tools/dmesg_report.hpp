@@ -81,15 +81,17 @@ class DmesgReport {
   /// The same for a log given as lines (tests): `next(line)` returns false at the end.
   void add_lines(const std::string& name, const std::function<bool(std::string&)>& next, std::ostream& warn);
   /// Writes the document (or the --empirical distribution) through `out`. Throws InputError for
-  /// --empirical over several logs without --pool or several variants without --variant.
+  /// --empirical over several logs without --pool or several variants without --variant, and
+  /// std::logic_error after stream_intervals_to (call finish_stream() then).
   void write(const std::function<void(const char*, size_t)>& out);
-  /// Sends the document's head, then each interval's record as it is read, to `out` instead of
-  /// spooling them (for an output that is itself a temporary, e.g. an AtomicFile: the records are
-  /// written once, not twice). Call before the first add_file, not with `empirical`; then call
-  /// write() with this same `out` object to finish the document. Throws std::logic_error otherwise.
+  /// Sends the document's head now, then each interval's record as it is read, to `out` instead
+  /// of spooling them (for an output that is itself a temporary, e.g. an AtomicFile: the records
+  /// are written once, not twice). Call before the first add_file/add_lines, not with
+  /// `empirical`; finish the document with finish_stream(). Throws std::logic_error otherwise.
   void stream_intervals_to(std::function<void(const char*, size_t)> out);
-  /// The sink given to stream_intervals_to (empty when the intervals are spooled).
-  const std::function<void(const char*, size_t)>& stream_sink() const { return direct_; }
+  /// Writes the rest of the document (the summaries) to the stream_intervals_to sink. Throws
+  /// std::logic_error when the intervals were not streamed.
+  void finish_stream();
 
  private:
   struct Group {
@@ -108,19 +110,24 @@ class DmesgReport {
     std::vector<VariantPart> variants;
   };
   void on_interval(Source& s, const DmesgInterval& iv);
-  /// Appends the interval's record to the intervals' spool (one JSON object, nlohmann's bytes).
+  /// Appends the interval's record (one JSON object, the bytes nlohmann's dump() gives) to the
+  /// stream_intervals_to sink, else to the intervals' spool.
   void write_record(const DmesgInterval& iv);
-  /// A name and its JSON form ("null" for ""), recomputed only when the name changes.
+  /// A name and its JSON form (for a variant or controller, "null" for ""), recomputed only when
+  /// the name changes. Throws nlohmann's type_error for a name that is not UTF-8.
   class QuotedCache {
    public:
+    explicit QuotedCache(bool empty_is_null) : empty_is_null_(empty_is_null) {}
     const std::string& get(const std::string& s);
 
    private:
+    bool empty_is_null_;
     bool valid_ = false;
     std::string raw_, quoted_;
   };
   void count_summary(const Source& s, const char* what);
   std::string source_json(const Source& s) const;
+  /// The document up to and including `"intervals": [` and its newline.
   std::string document_head() const;
   void write_document(const std::function<void(const char*, size_t)>& out);
   void write_empirical(const std::function<void(const char*, size_t)>& out);
@@ -139,7 +146,7 @@ class DmesgReport {
   uint64_t intervals_ = 0;
   std::vector<std::string> variants_seen_;
   std::unique_ptr<Spool> intervals_spool_, samples_spool_;
-  QuotedCache source_q_, variant_q_, ctrl_q_;
+  QuotedCache source_q_{false}, variant_q_{true}, ctrl_q_{true};
   std::string record_;  ///< write_record's buffer, kept for its capacity
   std::function<void(const char*, size_t)> direct_;  ///< stream_intervals_to's sink, or empty
 };
