@@ -136,9 +136,10 @@ const std::string& DmesgReport::QuotedCache::get(const std::string& s) {
 
 // The same bytes as nlohmann's dump() of the object {source, variant, trial, ctrl, start_ns,
 // end_ns, duration_ms, from_line, to_line} (the first version built that object per interval:
-// 4.5 of 8.7 CPU s for a 244 MB log of 2.8 M intervals, bench/results.md), without a tree per
-// interval: the names are quoted once per change of name, the integers go through std::to_chars,
-// the duration through nlohmann's own float format (shortest round trip, "77.0" for a whole value).
+// about half of the CPU for a 244 MB log of 2.8 M intervals, bench/results.md "nvmesim dmesg
+// throughput"), without a tree per interval: the names are quoted once per change of name, the
+// integers go through std::to_chars, the duration through nlohmann's own float format (shortest
+// round trip, "77.0" for a whole value).
 void DmesgReport::write_record(const DmesgInterval& iv) {
   std::string& r = record_;
   r.assign(intervals_ == 1 ? "    {\"source\":" : ",\n    {\"source\":");
