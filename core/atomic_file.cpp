@@ -21,6 +21,15 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   // The output is renamed over the target, so the target must be a regular file (or not exist):
   // renaming over /dev/full or /dev/null would replace the device node itself.
   struct stat st {};
+  // A symbolic link would be replaced by the rename, not written through (attack of stop 25:
+  // `-o /dev/stdout` replaced the system's link with a regular file).
+  if (::lstat(path_.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    std::string to(4096, '\0');
+    const ssize_t n = ::readlink(path_.c_str(), &to[0], to.size());
+    to.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    throw IoError(path_ + ": cannot write an output here: it is a symbolic link (to " + to +
+                  "), which the temporary file's rename would replace; give the file itself");
+  }
   if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
     throw IoError(path_ + ": cannot write an output here: it is " + file_kind(st.st_mode) +
                   "; outputs are written to a temporary file and renamed, so give a regular file");

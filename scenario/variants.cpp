@@ -406,11 +406,49 @@ void check_sets_reach_a_stage(const Node& root, const std::vector<SetPatch>& set
 
 void check_host_keys_reach_a_stage(const Node& root, const std::string& file_driver) {
   const ojson& doc = root.json();
-  if (root.has("variants") && doc["variants"].is_array() && !doc["variants"].empty()) return;
-  if (!doc.contains(ojson::json_pointer("/boot/chain")) || !root.has("host") || !doc["host"].is_object()) return;
-  for (const auto& item : doc["host"].items())
-    if (!chain_takes_host_key(doc, item.key(), file_driver))
-      root.at("host").at(item.key()).fail(ignored_by_chain(doc, item.key(), "this value") + " or remove host." + item.key());
+  if (!root.has("host") || !doc["host"].is_object()) return;
+  const bool variants = root.has("variants") && doc["variants"].is_array() && !doc["variants"].empty();
+  if (!variants) {
+    if (!doc.contains(ojson::json_pointer("/boot/chain"))) return;
+    for (const auto& item : doc["host"].items())
+      if (!chain_takes_host_key(doc, item.key(), file_driver))
+        root.at("host").at(item.key()).fail(ignored_by_chain(doc, item.key(), "this value") + " or remove host." + item.key());
+    return;
+  }
+  // With variants: a key that every variant overrides is the usual base value (a kernel each
+  // variant names), not an error; but a key that some variant leaves to the base while that
+  // variant's chain does not read it, and that no variant reads, runs as if never written
+  // (attack of stop 25).
+  std::optional<ojson> base;
+  const Node vs = root.at("variants");
+  for (const auto& item : doc["host"].items()) {
+    const std::string ptr = "/host/" + escape_token(item.key());
+    bool read = false;
+    std::optional<ojson> unread_in;  // the first variant whose chain leaves it unread
+    for (size_t i = 0; i < doc["variants"].size() && !read; ++i) {
+      const ojson& v = doc["variants"][i];
+      if (!v.is_object() || overrides(v, ptr, item.value())) continue;
+      if (!may_have_chain(doc, v)) {
+        read = true;
+        continue;
+      }
+      if (!base) {
+        base = doc;
+        base->erase("variants");
+      }
+      ojson merged = *base;
+      if (v.contains("patch") && v["patch"].is_object()) merged.merge_patch(v["patch"]);
+      apply_variant_set(vs.at(i), merged);
+      if (chain_takes_host_key(merged, item.key(), file_driver))
+        read = true;
+      else if (!unread_in)
+        unread_in = std::move(merged);
+    }
+    if (!read && unread_in)
+      root.at("host").at(item.key()).fail("in every variant that leaves it to the base, " +
+                                          ignored_by_chain(*unread_in, item.key(), "this value") + " or remove host." +
+                                          item.key());
+  }
 }
 
 void check_sets_reach_a_variant(const Node& root, const std::vector<SetPatch>& sets) {

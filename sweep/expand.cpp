@@ -7,6 +7,7 @@
 #include "core/rng.hpp"
 #include "scenario/scenario.hpp"
 #include "sweep/sweep.hpp"
+#include "sweep/folder.hpp"
 #include "sweep/sweep_parts.hpp"
 
 namespace nvmesim {
@@ -318,16 +319,12 @@ void expand_points(const SNode& root, const SweepAxis* zip_first, size_t max_poi
   }
 }
 
-// The definition's id: the base after "set" and "trials", and the axes with their values.
+// The definition's id: the base after "set" and "trials", and the axes with their values, in
+// the manifest's form (check_manifest recomputes it from there).
 std::string definition_id(const Sweep& sw) {
-  ojson def;
-  def["scenario"] = sw.base;
   ojson axes = ojson::array();
-  for (const auto& a : sw.axes) axes.push_back(ojson::array({a.pointer, a.zip ? "zip" : "grid", a.values}));
-  def["axes"] = axes;
-  char hex[20];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a64(def.dump())));
-  return hex;
+  for (const auto& a : sw.axes) axes.push_back(ojson{{"pointer", a.pointer}, {"kind", a.zip ? "zip" : "grid"}, {"values", a.values}});
+  return sweep_detail::definition_id_of(sw.base, axes);
 }
 
 }  // namespace

@@ -123,6 +123,11 @@ void write_manifest(const std::string& dir, const Sweep& sw, const Shard& shard,
 /// the right type. Throws InputError "PATH: POINTER: ..." at the first wrong field.
 void check_manifest(const nlohmann::ordered_json& m, const std::string& path);
 
+/// A sweep's id from its base scenario (after "set" and "trials") and its axes as the manifest
+/// writes them ([{"pointer", "kind", "values"}, ...]): 16 hex digits of FNV-1a 64 over the JSON
+/// of both. The loader names a sweep by it (sweep/expand.cpp) and check_manifest recomputes it.
+std::string definition_id_of(const nlohmann::ordered_json& scenario, const nlohmann::ordered_json& axes);
+
 /// When DIR holds a manifest, it must be this sweep's (same id) and of the same shard; throws
 /// InputError otherwise.
 void check_manifest_matches(const std::string& manifest_path, const Sweep& sw, const Shard& shard,

@@ -4,6 +4,7 @@
 // limit, and wrongly typed fields gave "internal error", exit 4).
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <utility>
@@ -11,9 +12,11 @@
 
 #include "core/json_reader.hpp"
 #include "core/json_text.hpp"
+#include "core/rng.hpp"
 #include "scenario/scenario.hpp"
 #include "sweep/folder.hpp"
 #include "sweep/run.hpp"
+#include "sweep/sweep.hpp"
 
 namespace nvmesim::sweep_detail {
 
@@ -120,6 +123,11 @@ int64_t check_point(const JsonNode& p, uint64_t points) {
       p.at("file").fail("is not this point's file: a sweep writes point " + p.at("id").str() + "'s trials to " + expected);
   }
   if (p.has("parameters")) require_type(p.at("parameters"), "object");
+  // The id names the parameters (sweep/points.cpp point_id): a point's id, file and results
+  // swapped with another's would be merged under the other's parameters (attack of stop 25).
+  if (p.has("id") && p.has("parameters") && p.at("id").str() != point_id(p.at("parameters").json()))
+    p.at("id").fail("is not the id of this point's parameters (" + point_id(p.at("parameters").json()) +
+                    "): the manifest was edited");
   if (p.has("outputs")) {
     if (!p.has("id")) p.fail("has \"outputs\" but no \"id\" (the outputs are named after it)");
     check_outputs(p.at("outputs"), p.at("id").str());
@@ -149,15 +157,46 @@ int64_t check_point(const JsonNode& p, uint64_t points) {
 
 }  // namespace
 
+std::string definition_id_of(const ojson& scenario, const ojson& axes) {
+  ojson def;
+  def["scenario"] = scenario;
+  ojson as = ojson::array();
+  for (const auto& a : axes) as.push_back(ojson::array({a.at("pointer"), a.at("kind"), a.at("values")}));
+  def["axes"] = as;
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a64(def.dump())));
+  return hex;
+}
+
 void check_manifest(const ojson& m, const std::string& path) {
   const JsonNode root(m, path, "");
   if (!m.is_object() || !m.contains("schema") || m["schema"] != kManifestSchema)
     throw InputError::in_source(path, std::string("not an nvmesim sweep manifest (") + kManifestSchema + ")");
-  if (root.has("tool")) require_type(root.at("tool"), "object");
+  // The keys write_manifest writes (sweep/manifest.cpp), at each level: another is a hand edit
+  // or another program's, and merge would carry it or act on it unread (attack of stop 25).
+  root.require_object({"schema", "tool", "sweep", "shard", "run", "outputs", "points"});
+  if (root.has("tool")) {
+    require_type(root.at("tool"), "object");
+    root.at("tool").require_object({"name", "version"});
+    for (const char* key : {"name", "version"})
+      if (root.at("tool").has(key)) (void)root.at("tool").at(key).str();
+  }
+  if (root.has("run")) {
+    const JsonNode run = root.at("run");
+    require_type(run, "object");
+    run.require_object({"sweep_file", "slurm"});
+    if (run.has("sweep_file")) (void)run.at("sweep_file").str();
+    if (run.has("slurm")) {
+      require_type(run.at("slurm"), "object");
+      run.at("slurm").require_object({"job_id", "array_job_id", "array_task_id"});
+      for (const auto& item : run.at("slurm").json().items()) (void)run.at("slurm").at(item.key()).str();
+    }
+  }
   for (const char* key : {"sweep", "points"})
     if (!root.has(key)) root.fail(std::string("needs \"") + key + "\"");
   const JsonNode sweep = root.at("sweep");
   require_type(sweep, "object");
+  sweep.require_object({"name", "description", "id", "trials", "points", "axes", "scenario"});
   for (const char* key : {"id", "points"})
     if (!sweep.has(key)) sweep.fail(std::string("needs \"") + key + "\"");
   (void)sweep.at("id").str();
@@ -166,11 +205,27 @@ void check_manifest(const ojson& m, const std::string& path) {
   if (sweep.has("trials")) (void)sweep.at("trials").integer_in(1, static_cast<int64_t>(kMaxTrials));
   const uint64_t points = static_cast<uint64_t>(sweep.at("points").integer_in(1, static_cast<int64_t>(kMaxSweepPoints)));
   check_axes(sweep, points);
+  // The id is the definition's (sweep/expand.cpp definition_id: the base scenario and the axes),
+  // so an edited scenario, axis or trial count no longer matches it: merge would report what was
+  // not run (attack of stop 25: a kernel and a trial count edited in the manifest were merged).
+  if (sweep.has("scenario") && sweep.has("axes")) {
+    require_type(sweep.at("scenario"), "object");
+    const std::string id = definition_id_of(sweep.at("scenario").json(), sweep.at("axes").json());
+    if (sweep.at("id").str() != id)
+      sweep.at("id").fail("is not the id of the manifest's own scenario and axes (" + id +
+                          "): the manifest was edited; restore it, or run the sweep again");
+    const ojson& sc = sweep.at("scenario").json();
+    if (sweep.has("trials") && sc.contains("trials") && sc["trials"] != sweep.at("trials").json())
+      sweep.at("trials").fail("is not the scenario's trials (" + sc["trials"].dump() + "): the manifest was edited");
+  }
+  Shard shard{0, 1};
   if (root.has("shard")) {
     const JsonNode s = root.at("shard");
     require_type(s, "object");
+    s.require_object({"index", "count"});
     const int64_t count = s.has("count") ? s.at("count").integer_in(1, 1'000'000) : 1;
-    if (s.has("index")) (void)s.at("index").integer_in(0, count - 1);
+    const int64_t index = s.has("index") ? s.at("index").integer_in(0, count - 1) : 0;
+    shard = Shard{static_cast<uint64_t>(index), static_cast<uint64_t>(count)};
   }
   // The point outputs the sweep selected (SweepOutputs::to_json): merge checks each done point's
   // files against them, so the selection is read like the rest (issue 16: it was not checked).
@@ -201,6 +256,11 @@ void check_manifest(const ojson& m, const std::string& path) {
   std::map<int64_t, size_t> entry_of;  // index -> entry of "points"
   for (size_t i = 0; i < pts.json().size(); ++i) {
     const int64_t index = check_point(pts.at(i), points);
+    if (!in_shard(static_cast<size_t>(index), shard))
+      pts.at(i).at("index").fail("is " + std::to_string(index) + ", a point of shard " +
+                                 std::to_string(static_cast<uint64_t>(index) % shard.count) + "/" +
+                                 std::to_string(shard.count) + ", not of this folder's shard " + std::to_string(shard.index) +
+                                 "/" + std::to_string(shard.count) + ": the manifest was edited");
     const auto [it, fresh] = entry_of.emplace(index, i);
     if (!fresh)
       pts.at(i).at("index").fail("is " + std::to_string(index) + ", the index of /points/" + std::to_string(it->second) +

@@ -260,7 +260,9 @@ TEST_CASE("boot.chain: variants with different chains draw the same device laten
   // draws enable #0 (from the power-on state its CC.EN=0 draws nothing); the OS stage draws
   // disable #0 (EN=1 -> 0) and enable #1. The Linux stages' probes differ (msleep(100) against
   // usleep_range), so the chains did run differently.
-  const std::string text = R"({"schema": "nvmesim.scenario/1", "trials": 4, )" + std::string(kLinuxHost) +
+  // (host without a kernel: the spdk variant leaves it to the base and reads none, so a base
+  // kernel would be refused as unread.)
+  const std::string text = R"({"schema": "nvmesim.scenario/1", "trials": 4, "host": {"hz": 250, "tick": "nohz_idle", "highres": true})"
                            R"(, "controllers": [{"clock": "1000GHz",
       "disable_latency": {"dist": "uniform", "min": "100us", "max": "1500us"},
       "enable_latency": {"dist": "uniform", "min": "100us", "max": "1800us"}}],
@@ -552,6 +554,26 @@ TEST_CASE("boot.chain: a --set of a host key that no stage reads is refused nami
       "variants": [{"name": "a"}, {"name": "b", "set": {"/boot/chain/1/kernel": "5.6"}}]})";
   CHECK_THAT(chain_load_error(both, {"/host/kernel=\"6.6\""}),
              Catch::StartsWith("c.json: --set /host/kernel: in every variant the boot.chain's stages override host.kernel"));
+}
+
+TEST_CASE("boot.chain: a file's host key that no variant's chain reads is refused at /host", "[chain][scenario]") {
+  // Attack of stop 25: with variants the file-level check was skipped, so a base kernel that the
+  // only variant's chain overrides ran as if never written.
+  const std::string unread = R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.6"}, "controllers": [{}],
+      "boot": {"chain": [{"driver": "edk2"}, {"driver": "linux", "kernel": "5.7"}]}, "variants": [{"name": "only"}]})";
+  CHECK_THAT(chain_load_error(unread),
+             Catch::StartsWith("c.json: /host/kernel: in every variant that leaves it to the base, the boot.chain's "
+                               "stages override host.kernel: the stages that read it set it themselves (/boot/chain/1/kernel)"));
+  // Read by one variant (the one without a chain): fine.
+  const std::string one_reads = R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.6"}, "controllers": [{}],
+      "variants": [{"name": "chain", "patch": {"boot": {"chain": [{"driver": "edk2"}, {"driver": "linux", "kernel": "5.7"}]}}},
+                   {"name": "plain"}]})";
+  CHECK(chain_load_error(one_reads).empty());
+  // Overridden by every variant: the usual base value that each variant replaces, not refused.
+  const std::string all_name = R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.6"}, "controllers": [{}],
+      "boot": {"chain": [{"driver": "edk2"}, {"driver": "linux"}]},
+      "variants": [{"name": "a", "patch": {"host": {"kernel": "5.7"}}}, {"name": "b", "set": {"/host/kernel": "6.1"}}]})";
+  CHECK(chain_load_error(all_name).empty());
 }
 
 TEST_CASE("boot.chain: a stage's key is named at its stage, not at /host", "[chain][scenario]") {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "core/errors.hpp"
 #include "core/signals.hpp"
 #include "scenario/scenario.hpp"
 #include "tools/dmesg_report.hpp"
@@ -176,6 +177,12 @@ TEST_CASE("boot markers of run --dmesg: each boot its variant and trial - the cl
   // A marker that is not ours is an input error naming the line (forged or cut markers).
   CHECK_THROWS_WITH(parse_dmesg_text("# nvmesim boot {\"variant\":5}\n", "m.dmesg"),
                     Catch::Contains("m.dmesg: line 1: a boot marker must be"));
+  // Exactly run --dmesg's two keys, each once, and a non-empty variant (attack of stop 25: an
+  // extra key, a repeated key (nlohmann kept the last) and "" (read as no marker) were taken).
+  for (const char* m : {R"({"variant":"x","trial":0,"extra":1})", R"({"variant":"x","trial":0,"variant":"y"})",
+                        R"({"variant":"","trial":0})", R"({"trial":0})"})
+    CHECK_THROWS_WITH(parse_dmesg_text("# nvmesim boot " + std::string(m) + "\n", "m.dmesg"),
+                      Catch::Contains("m.dmesg: line 1: a boot marker must be"));
   // A trial past 2^63 - 1 wrapped negative and printed as "no trial" (review of stop 25).
   CHECK_THROWS_WITH(parse_dmesg_text("# nvmesim boot {\"variant\":\"a\",\"trial\":9223372036854775808}\n", "m.dmesg"),
                     Catch::Contains("m.dmesg: line 1: a boot marker must be"));
@@ -245,6 +252,22 @@ TEST_CASE("DmesgReport streamed: head and records reach the sink as the logs are
   CHECK_THROWS_AS(emp.stream_intervals_to([](const char*, size_t) {}), std::logic_error);
 }
 
+TEST_CASE("DmesgReport: a line cut at 1024 bytes is warned about - a --to past the cut is not seen", "[dmesg]") {
+  // Attack of stop 25: the queues text after 1000 bytes of padding was cut away without a word,
+  // and the interval silently ran to the next queues line (109.068 ms instead of 50).
+  const std::string log = "[    1.000000] nvme_init\n[    1.050000] " + std::string(1000, 'x') +
+                          " nvme nvme0: 1/0/0 default/read/poll queues\n[    1.109068] nvme nvme0: 1/0/0 default/read/poll queues\n";
+  auto in = std::make_shared<std::istringstream>(log);
+  DmesgReportOptions o;
+  o.from = "nvme_init";
+  o.to = "queues";
+  DmesgReport r(o);
+  std::ostringstream warn;
+  r.add_lines("cut.dmesg", [in](std::string& l) { return static_cast<bool>(std::getline(*in, l)); }, warn);
+  CHECK(warn.str() == "nvmesim: warning: cut.dmesg: 1 line(s) longer than 1024 bytes (printk's record limit) were cut "
+                      "there before matching: a --from or --to text past the cut is not seen\n");
+}
+
 TEST_CASE("DmesgReport: a stop request (SIGINT/SIGTERM) ends the reading with Interrupted", "[dmesg]") {
   // 5000 lines: the flag is looked at every 4096 lines.
   std::string log;
@@ -264,6 +287,22 @@ TEST_CASE("DmesgReport: a stop request (SIGINT/SIGTERM) ends the reading with In
   } catch (const Interrupted& i) {
     clear_stop();
     CHECK(i.signal_number() == SIGTERM);
+  }
+  // A stop during a short log without an interval is a stop (exit 130/143), not "no interval"
+  // (attack of stop 25: exit 2 after a SIGINT).
+  DmesgReport r2(o);
+  request_stop(SIGINT);
+  auto few = std::make_shared<std::istringstream>("[    1.000000] usb 1-1: new device\n");
+  try {
+    r2.add_lines("n.dmesg", [few](std::string& l) { return static_cast<bool>(std::getline(*few, l)); }, warn);
+    clear_stop();
+    FAIL("no stop");
+  } catch (const Interrupted& i) {
+    clear_stop();
+    CHECK(i.signal_number() == SIGINT);
+  } catch (const InputError& e) {
+    clear_stop();
+    FAIL(std::string("an input error instead of the stop: ") + e.what());
   }
 }
 

@@ -313,6 +313,13 @@ TEST_CASE("AtomicFile replaces the target only on commit - and StopSignals turns
   }
   CHECK(slurp(target) == "new");
   CHECK(listing(d) == std::vector<std::string>{"t.txt"});
+  // A symbolic link as the target is refused: the rename would replace the link, not write
+  // through it (attack of stop 25: `-o /dev/stdout` replaced the system's link).
+  fs::create_symlink("t.txt", d / "link.txt");
+  CHECK_THROWS_WITH(nvmesim::AtomicFile((d / "link.txt").string()),
+                    Catch::Contains("link.txt: cannot write an output here: it is a symbolic link (to t.txt)"));
+  CHECK(fs::is_symlink(d / "link.txt"));
+  CHECK(slurp(target) == "new");
   fs::remove_all(d);
 
   // 128 + signal, as shells report a process killed by the signal.

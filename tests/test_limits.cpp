@@ -45,8 +45,11 @@ std::string error_of_sweep(const std::string& text) {
 }
 
 // A manifest as `nvmesim sweep` writes it, for 2 x 1 points over /seed, one done and one failed.
+// A manifest as a sweep writes it: the sweep's id is its definition's (the scenario and the axes)
+// and each point's id its parameters' (check_manifest recomputes both), set by the functions the
+// sweep itself names them with.
 ojson good_manifest() {
-  return ojson::parse(R"({
+  ojson m = ojson::parse(R"({
     "schema": "nvmesim.sweep-manifest/1", "tool": {"name": "nvmesim", "version": "x"},
     "sweep": {"name": "", "description": "", "id": "0123456789abcdef", "trials": 2, "points": 2,
               "axes": [{"pointer": "/seed", "kind": "grid", "values": [1, 2]},
@@ -57,6 +60,9 @@ ojson good_manifest() {
       {"index": 0, "id": "seed_1-a", "parameters": {"/seed": 1, "/trials": 2}, "status": "done",
        "variants": [{"name": "base", "summary": {"trials": 2, "status": {"ok": 2}}}], "paired": []},
       {"index": 1, "id": "seed_2-b", "parameters": {"/seed": 2, "/trials": 2}, "status": "failed", "error": "x"}]})");
+  m["sweep"]["id"] = nvmesim::sweep_detail::definition_id_of(m["sweep"]["scenario"], m["sweep"]["axes"]);
+  for (auto& p : m["points"]) p["id"] = nvmesim::point_id(p["parameters"]);
+  return m;
 }
 
 // `nvmesim merge` of a folder holding `manifest`: exit status and stderr; checks nothing was written.
@@ -65,14 +71,15 @@ nvmesim::test::CliResult merge_of(const ojson& manifest, const std::string& dir)
   // The point file of the done point 0, whose summary merge checks the manifest's against.
   const ojson p0 = good_manifest()["points"][0];
   (void)std::system(("mkdir -p " + dir + "/points").c_str());
-  spit(dir + "/points/seed_1-a.jsonl", "{\"record\":\"header\"}\n" +
+  const std::string file0 = dir + "/points/" + p0["id"].get<std::string>() + ".jsonl";
+  spit(file0, "{\"record\":\"header\"}\n" +
        ojson{{"record", "summary"}, {"variants", p0["variants"]}, {"paired", p0["paired"]}}.dump() + "\n");
   // As the sweep writes it, a done point records its file's size and hash (item 16); a case that
   // is about another field keeps its own value of it.
   ojson m = manifest;
   if (m.is_object() && m.contains("points") && m["points"].is_array() && !m["points"].empty() &&
       m["points"][0].is_object() && m["points"][0].value("status", ojson()) == "done" && !m["points"][0].contains("jsonl"))
-    m["points"][0]["jsonl"] = nvmesim::sweep_detail::jsonl_record(dir + "/points/seed_1-a.jsonl");
+    m["points"][0]["jsonl"] = nvmesim::sweep_detail::jsonl_record(file0);
   spit(dir + "/manifest.json", m.dump(2));
   const auto r = run_capture("merge " + dir + " --out " + dir + "-out.json");
   if (r.status == 2) {
@@ -112,6 +119,16 @@ TEST_CASE("item 2: every field of a manifest is checked before merge uses it", "
       {"/sweep/id", "7", "/sweep/id: must be a string"},
       {"/shard/index", "1", "/shard/index: must be an integer from 0 to 0"},
       {"/sweep/axes/1/kind", "\"zap\"", "/sweep/axes/1/kind: "},
+      // The attack of stop 25: an edited scenario or trial count, a point's id swapped for
+      // another's, keys no sweep writes, and a point outside the folder's shard were merged.
+      {"/sweep/scenario/host", "{\"kernel\": \"5.4\"}", "/sweep/id: is not the id of the manifest's own scenario and axes"},
+      {"/sweep/scenario/trials", "1000", "/sweep/id: is not the id of the manifest's own scenario and axes"},
+      {"/points/0/id", "\"seed_2-d24d8ad93f1ef9c4\"", "/points/0/id: is not the id of this point's parameters"},
+      {"/bogus", "1", "/bogus: unknown key"},
+      {"/sweep/bogus", "1", "/sweep/bogus: unknown key"},
+      {"/run/bogus", "1", "/run/bogus: unknown key"},
+      {"/tool/bogus", "1", "/tool/bogus: unknown key"},
+      {"/shard", "{\"index\": 1, \"count\": 2}", "/points/0/index: is 0, a point of shard 0/2, not of this folder's shard 1/2"},
   };
   for (const auto& b : bad) {
     ojson m = good_manifest();

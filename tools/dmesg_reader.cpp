@@ -7,6 +7,7 @@
 #include <re2/re2.h>
 
 #include "core/errors.hpp"
+#include "core/json_text.hpp"
 #include "tools/dmesg_lines.hpp"
 
 namespace nvmesim {
@@ -251,9 +252,19 @@ void DmesgScanner::warn(std::string text) {
 }
 
 void DmesgScanner::marker(std::string_view raw) {
-  nlohmann::json m = nlohmann::json::parse(raw.substr(kDmesgBootMarker.size()), nullptr, false);
-  if (m.is_discarded() || !m.is_object() || !m.contains("variant") || !m["variant"].is_string() ||
-      !m.contains("trial") || !m["trial"].is_number_unsigned() ||
+  // Exactly what `run --dmesg` writes: {"variant": a non-empty name, "trial": 0 to 2^63-1}, each
+  // key once (the project's own parser refuses a repeated key, nlohmann's keeps the last), no
+  // other key; anything else is not our marker (attack of stop 25: extra and repeated keys and an
+  // empty variant, which read as "no marker", were taken).
+  nlohmann::ordered_json m;
+  bool parsed = true;
+  try {
+    m = parse_json_text(std::string(raw.substr(kDmesgBootMarker.size())), source_);
+  } catch (const InputError&) {
+    parsed = false;
+  }
+  if (!parsed || !m.is_object() || m.size() != 2 || !m.contains("variant") || !m["variant"].is_string() ||
+      m["variant"].get_ref<const std::string&>().empty() || !m.contains("trial") || !m["trial"].is_number_unsigned() ||
       m["trial"].get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))  // no wrap to "no trial"
     throw InputError::in_source(source_, "line " + std::to_string(counts_.lines) +
                                              ": a boot marker must be `" + std::string(kDmesgBootMarker) +
@@ -279,7 +290,10 @@ void DmesgScanner::line(std::string_view raw) {
   if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
   if (raw.substr(0, kDmesgBootMarker.size()) == kDmesgBootMarker) return marker(raw);
   if (skipping_) return;
-  raw = raw.substr(0, kDmesgMaxLineBytes);
+  if (raw.size() > kDmesgMaxLineBytes) {
+    ++cut_lines_;
+    raw = raw.substr(0, kDmesgMaxLineBytes);
+  }
   if (raw.empty()) return;
   const DmesgLine l = split_dmesg_line(std::string(raw));
   // A time of a known shape that is no time (hour 25, February 30) is a damaged log: taking the

@@ -140,6 +140,9 @@ class DmesgScanner {
   static constexpr size_t kMaxWarnings = 5;
   const std::vector<std::string>& warnings() const { return warnings_; }
   size_t warnings_total() const { return warnings_total_; }
+  /// Lines longer than kDmesgMaxLineBytes (markers aside), cut there before matching: a --from
+  /// or --to text past the cut is not seen, so the caller warns (attack of stop 25).
+  size_t cut_lines() const { return cut_lines_; }
 
  private:
   class Tracker;
@@ -160,6 +163,7 @@ class DmesgScanner {
   std::optional<size_t> first_untimed_match_;
   std::vector<std::string> warnings_;
   size_t warnings_total_ = 0;
+  size_t cut_lines_ = 0;
 };
 
 /// What parse_dmesg_text found (tests, the fuzz target).

@@ -199,9 +199,15 @@ void DmesgReport::add_lines(const std::string& name, const std::function<bool(st
     // output's temporary (the records stream into it with -o).
     if ((++n & 4095) == 0 && stop_requested()) throw Interrupted(stop_signal());
   }
+  // A stop that came during the last lines (or one long line) is a stop, not "no interval".
+  if (stop_requested()) throw Interrupted(stop_signal());
   scan.finish();
   s.counts = scan.counts();
   for (const auto& w : scan.warnings()) warn << "nvmesim: warning: " << terminal_text(w) << "\n";
+  if (scan.cut_lines() > 0)
+    warn << "nvmesim: warning: " << terminal_text(name) << ": " << scan.cut_lines() << " line(s) longer than "
+         << kDmesgMaxLineBytes << " bytes (printk's record limit) were cut there before matching: a --from or --to "
+         << "text past the cut is not seen\n";
   if (scan.warnings_total() > scan.warnings().size())
     warn << "nvmesim: warning: " << terminal_text(name) << ": " << scan.warnings_total() - scan.warnings().size()
          << " more place(s) where the time goes backwards\n";

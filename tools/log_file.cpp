@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/errors.hpp"
+#include "core/signals.hpp"
 
 namespace nvmesim {
 
@@ -65,7 +66,12 @@ bool LogFile::read_line(std::string& line, size_t max_line_bytes, bool* cut) {
   if (cut) *cut = false;
   bool any = false;
   for (;;) {
-    if (pos_ >= buf_.size() && !fill()) return any;
+    if (pos_ >= buf_.size()) {
+      // One line may span many blocks (a file of no newline): SIGINT/SIGTERM are looked at per
+      // block, not only per line (attack of stop 25: 4 GB without a newline read on for 10 s).
+      if (any && stop_requested()) throw Interrupted(stop_signal());
+      if (!fill()) return any;
+    }
     any = true;
     const char* start = buf_.data() + pos_;
     const size_t avail = buf_.size() - pos_;
