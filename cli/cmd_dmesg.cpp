@@ -1,3 +1,4 @@
+#include <map>
 #include <memory>
 #include <ostream>
 
@@ -83,11 +84,20 @@ int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostr
     file = std::make_unique<AtomicFile>(vm["out"].as<std::string>());
     if (streamed) report.stream_intervals_to([f = file.get()](const char* d, size_t n) { f->write(d, n); });
   }
-  for (const auto& path : logs) {
-    // Outputs name the log by its file name only (no paths in outputs).
+  // Outputs name each log by its file name only (no paths in outputs): two logs of one name
+  // (d1/x.dmesg, d2/x.dmesg) would be told apart by nothing (attack of stop 25).
+  const auto name_of = [](const std::string& path) {
     const size_t slash = path.rfind('/');
-    report.add_file(path, slash == std::string::npos ? path : path.substr(slash + 1), err);
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  };
+  std::map<std::string, size_t> first_of;  // file name -> the first log of that name
+  for (size_t i = 0; i < logs.size(); ++i) {
+    const auto [at, fresh] = first_of.emplace(name_of(logs[i]), i);
+    if (!fresh)
+      throw InputError(logs[i] + ": a log named " + name_of(logs[i]) + " was given before (" + logs[at->second] +
+                       "); outputs name each log by its file name, so give the logs distinct names (copies or links)");
   }
+  for (const auto& path : logs) report.add_file(path, name_of(path), err);
   if (stop_requested()) throw Interrupted(stop_signal());
   if (file) {
     if (streamed)

@@ -20,6 +20,15 @@ size_t utf8_sequence(const std::string& text, size_t i) {
   return 0;
 }
 
+/// Whether the 3-byte sequence at text[i] is a bidirectional control: U+200E, U+200F (E2 80 8E/8F),
+/// U+202A..U+202E (E2 80 AA..AE), U+2066..U+2069 (E2 81 A6..A9).
+bool bidi_control(const std::string& text, size_t i) {
+  const auto b1 = static_cast<unsigned char>(text[i + 1]), b2 = static_cast<unsigned char>(text[i + 2]);
+  if (static_cast<unsigned char>(text[i]) != 0xE2) return false;
+  if (b1 == 0x80) return b2 == 0x8E || b2 == 0x8F || (b2 >= 0xAA && b2 <= 0xAE);
+  return b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9;
+}
+
 }  // namespace
 
 std::string terminal_text(const std::string& text) {
@@ -41,6 +50,15 @@ std::string terminal_text(const std::string& text) {
       escape("\\x", c);  // a byte of no well-formed UTF-8 sequence (a file name in Latin-1, a cut sequence)
     } else if (c == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
       escape("\\u00", static_cast<unsigned char>(text[++i]));  // U+0080..U+009F, the C1 controls (e.g. CSI)
+    } else if (n == 3 && bidi_control(text, i)) {
+      // U+200E/F, U+202A..E, U+2066..9: the bidirectional controls, which reorder what follows
+      // on the terminal (a message's text could be shown in another order than it has).
+      const unsigned cp = ((c & 0x0Fu) << 12) | ((static_cast<unsigned char>(text[i + 1]) & 0x3Fu) << 6) |
+                          (static_cast<unsigned char>(text[i + 2]) & 0x3Fu);
+      escape("\\u", static_cast<unsigned char>(cp >> 8));
+      out += kHex[(cp >> 4) & 0xf];
+      out += kHex[cp & 0xf];
+      i += 2;
     } else {
       out.append(text, i, n);
       i += n - 1;

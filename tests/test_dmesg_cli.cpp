@@ -294,6 +294,23 @@ TEST_CASE("run --dmesg: control characters of a pci_address cannot forge a log l
   std::remove("dmesgcli_inj.dmesg");
 }
 
+TEST_CASE("dmesg: two logs of one file name are refused - the outputs could not tell them apart", "[dmesg][cli]") {
+  // Attack of stop 25: d1/x.dmesg and d2/x.dmesg were both reported as "source":"x.dmesg".
+  const int made = std::system("mkdir -p dmesgcli_d1 dmesgcli_d2");
+  REQUIRE(made == 0);
+  const std::string a = kCases + "reload-32q-msleep100.dmesg";
+  std::ifstream src(a, std::ios::binary);
+  const std::string text(std::istreambuf_iterator<char>(src), {});
+  write_file("dmesgcli_d1/x.dmesg", text);
+  write_file("dmesgcli_d2/x.dmesg", text);
+  const Result r = run("dmesgcli_d1/x.dmesg dmesgcli_d2/x.dmesg --from nvme_init --to queues", "samename");
+  CHECK(r.rc == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Contains("dmesgcli_d2/x.dmesg: a log named x.dmesg was given before (dmesgcli_d1/x.dmesg)"));
+  const int removed = std::system("rm -rf dmesgcli_d1 dmesgcli_d2");
+  (void)removed;
+}
+
 TEST_CASE("dmesg -o stopped by SIGTERM leaves no temporary - the output whole or absent", "[dmesg][cli]") {
   // 300 000 intervals (25 MB): reading takes a few tenths of a second, and the records stream
   // into the output's temporary meanwhile. Whenever the signal lands (before the guard: nothing

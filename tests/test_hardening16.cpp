@@ -69,6 +69,11 @@ TEST_CASE("item 22: terminal_text escapes C0, DEL and C1 controls and keeps the 
   CHECK(terminal_text("line\nnext\x7f") == "line\\x0anext\\x7f");
   CHECK(terminal_text("csi\xc2\x9b" "2J") == "csi\\u009b2J");  // U+009B, the 8-bit CSI
   CHECK(terminal_text("caf\xc3\xa9 \xc2\xa0") == "caf\xc3\xa9 \xc2\xa0");  // U+00E9, U+00A0 stay
+  // The bidirectional controls (attack of stop 25: U+202E, right-to-left override, went raw to
+  // stderr): U+202E, U+200F, U+2066 escaped; U+2028 and U+20AC (the euro sign) next to them stay.
+  CHECK(terminal_text("1\xe2\x80\xae" "ms") == "1\\u202ems");
+  CHECK(terminal_text("a\xe2\x80\x8f" "b\xe2\x81\xa6" "c") == "a\\u200fb\\u2066c");
+  CHECK(terminal_text("\xe2\x80\xa8\xe2\x82\xac") == "\xe2\x80\xa8\xe2\x82\xac");
 }
 
 // A 600-character variant name: on main the row was cut at 640 bytes (the name alone filled the
