@@ -30,9 +30,9 @@ const std::vector<Command>& commands();
 
 void print_usage(std::ostream& os) {
   os << "Usage: nvmesim <command> [options]\n\n"
-        "Simulates how long the Linux NVMe driver takes to bring PCIe NVMe controllers up, with\n"
-        "SystemC models of the controller and link and a replay of the driver's probe, release by\n"
-        "release.\n\nCommands:\n";
+        "Simulates how long a host takes to bring PCIe NVMe controllers up: SystemC models of the\n"
+        "controller and link, driven by a replay of the Linux driver's probe release by release, or\n"
+        "of FreeBSD's, SPDK's, UEFI firmware's (EDK2) and other hosts' (docs/hosts.md).\n\nCommands:\n";
   for (const auto& c : commands()) {
     std::string left = std::string(c.name) + " " + c.args;
     // A name and arguments too long for the column put the summary on a line of its own.
