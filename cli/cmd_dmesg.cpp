@@ -71,19 +71,6 @@ int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostr
     for (const auto& path : logs) inputs.emplace_back("the log", path);
     check_distinct_paths(inputs, {{"--out", vm["out"].as<std::string>()}});
   }
-  DmesgReport report(o);
-  for (const auto& path : logs) require_file_kind(path, {FileKind::kernel_log}, "a kernel log");
-  // SIGINT/SIGTERM stop the reading (exit 130/143) and the output's temporary is removed.
-  StopSignals stop_signals;
-  // With --out, the intervals go straight into the output's temporary as they are read (an error
-  // removes it: nothing half-written); to stdout they are spooled, so that the whole output is
-  // ready before the first byte reaches stdout.
-  std::unique_ptr<AtomicFile> file;
-  const bool streamed = vm.count("out") && !o.empirical;
-  if (vm.count("out")) {
-    file = std::make_unique<AtomicFile>(vm["out"].as<std::string>());
-    if (streamed) report.stream_intervals_to([f = file.get()](const char* d, size_t n) { f->write(d, n); });
-  }
   // Outputs name each log by its file name only (no paths in outputs): two logs of one name
   // (d1/x.dmesg, d2/x.dmesg) would be told apart by nothing (attack of stop 25).
   const auto name_of = [](const std::string& path) {
@@ -97,7 +84,27 @@ int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostr
       throw InputError(logs[i] + ": a log named " + name_of(logs[i]) + " was given before (" + logs[at->second] +
                        "); outputs name each log by its file name, so give the logs distinct names (copies or links)");
   }
-  for (const auto& path : logs) report.add_file(path, name_of(path), err);
+  DmesgReport report(o);
+  for (const auto& path : logs) require_file_kind(path, {FileKind::kernel_log}, "a kernel log");
+  // SIGINT/SIGTERM stop the reading (exit 130/143) and the output's temporary is removed.
+  StopSignals stop_signals;
+  // With --out, the intervals go straight into the output's temporary as they are read (an error
+  // removes it: nothing half-written); to stdout they are spooled, so that the whole output is
+  // ready before the first byte reaches stdout.
+  std::unique_ptr<AtomicFile> file;
+  const bool streamed = vm.count("out") && !o.empirical;
+  if (vm.count("out")) {
+    file = std::make_unique<AtomicFile>(vm["out"].as<std::string>());
+    if (streamed) report.stream_intervals_to([f = file.get()](const char* d, size_t n) { f->write(d, n); });
+  }
+  try {
+    for (const auto& path : logs) report.add_file(path, name_of(path), err);
+  } catch (const InputError&) {
+    // A signal during the last lines of a log may come after the reader's own look: the stop,
+    // not the input error it caused ("no interval"), is what happened.
+    if (stop_requested()) throw Interrupted(stop_signal());
+    throw;
+  }
   if (stop_requested()) throw Interrupted(stop_signal());
   if (file) {
     if (streamed)

@@ -48,6 +48,9 @@ std::string terminal_text(const std::string& text) {
       out += text[i];
     } else if (const size_t n = utf8_sequence(text, i); n == 0) {
       escape("\\x", c);  // a byte of no well-formed UTF-8 sequence (a file name in Latin-1, a cut sequence)
+    } else if (c == 0xD8 && static_cast<unsigned char>(text[i + 1]) == 0x9C) {
+      out += "\\u061c";  // U+061C, the Arabic letter mark: a bidirectional control of two bytes
+      ++i;
     } else if (c == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
       escape("\\u00", static_cast<unsigned char>(text[++i]));  // U+0080..U+009F, the C1 controls (e.g. CSI)
     } else if (n == 3 && bidi_control(text, i)) {

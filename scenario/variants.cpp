@@ -296,6 +296,8 @@ std::vector<Variant> read_variants(const Node& root, const ojson& base, uint64_t
     v.require_object({"name", "patch", "set"});
     if (!v.has("name")) v.fail("a variant needs a \"name\"");
     const std::string name = read_label(v.at("name"));
+    // "" reads as "no variant" in --dmesg's boot markers, tables and --variant (review of stop 25).
+    if (name.empty()) v.at("name").fail("is empty; a variant needs a name (tables, outputs and --variant name it)");
     if (std::find(names.begin(), names.end(), name) != names.end()) v.at("name").fail("duplicate variant name \"" + name + "\"");
     names.push_back(name);
     out.push_back(read_patched_variant(v, base, name, warnings));
@@ -418,36 +420,60 @@ void check_host_keys_reach_a_stage(const Node& root, const std::string& file_dri
   // With variants: a key that every variant overrides is the usual base value (a kernel each
   // variant names), not an error; but a key that some variant leaves to the base while that
   // variant's chain does not read it, and that no variant reads, runs as if never written
-  // (attack of stop 25).
-  std::optional<ojson> base;
+  // (attack of stop 25). One resolved document per variant that may have a chain, for all keys.
+  std::vector<std::string> keys;
+  for (const auto& item : doc["host"].items()) keys.push_back(item.key());
+  std::vector<bool> read(keys.size(), false);
+  std::vector<std::optional<size_t>> unread_in(keys.size());  // the first variant whose chain leaves it unread
+  std::optional<ojson> base, first_unread_doc;
+  std::optional<size_t> first_unread_variant;
   const Node vs = root.at("variants");
-  for (const auto& item : doc["host"].items()) {
-    const std::string ptr = "/host/" + escape_token(item.key());
-    bool read = false;
-    std::optional<ojson> unread_in;  // the first variant whose chain leaves it unread
-    for (size_t i = 0; i < doc["variants"].size() && !read; ++i) {
-      const ojson& v = doc["variants"][i];
-      if (!v.is_object() || overrides(v, ptr, item.value())) continue;
+  for (size_t i = 0; i < doc["variants"].size(); ++i) {
+    const ojson& v = doc["variants"][i];
+    if (!v.is_object()) continue;
+    std::optional<ojson> merged;
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (read[k] || overrides(v, "/host/" + escape_token(keys[k]), doc["host"][keys[k]])) continue;
       if (!may_have_chain(doc, v)) {
-        read = true;
+        read[k] = true;
         continue;
       }
-      if (!base) {
-        base = doc;
-        base->erase("variants");
+      if (!merged) {
+        if (!base) {
+          base = doc;
+          base->erase("variants");
+        }
+        merged = *base;
+        if (v.contains("patch") && v["patch"].is_object()) merged->merge_patch(v["patch"]);
+        apply_variant_set(vs.at(i), *merged);
       }
-      ojson merged = *base;
+      if (chain_takes_host_key(*merged, keys[k], file_driver)) {
+        read[k] = true;
+      } else if (!unread_in[k]) {
+        unread_in[k] = i;
+        if (!first_unread_variant || *first_unread_variant == i) {
+          first_unread_variant = i;
+          first_unread_doc = *merged;
+        }
+      }
+    }
+  }
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (read[k] || !unread_in[k]) continue;
+    const size_t i = *unread_in[k];
+    ojson merged;
+    if (first_unread_variant && *first_unread_variant == i) {
+      merged = *first_unread_doc;
+    } else {
+      merged = *base;
+      const ojson& v = doc["variants"][i];
       if (v.contains("patch") && v["patch"].is_object()) merged.merge_patch(v["patch"]);
       apply_variant_set(vs.at(i), merged);
-      if (chain_takes_host_key(merged, item.key(), file_driver))
-        read = true;
-      else if (!unread_in)
-        unread_in = std::move(merged);
     }
-    if (!read && unread_in)
-      root.at("host").at(item.key()).fail("in every variant that leaves it to the base, " +
-                                          ignored_by_chain(*unread_in, item.key(), "this value") + " or remove host." +
-                                          item.key());
+    const std::string name = doc["variants"][i].value("name", std::string());
+    root.at("host").at(keys[k]).fail("no variant reads it (each sets it itself or runs a chain that does not); in variant \"" + name +
+                                     "\" (/variants/" + std::to_string(i) + "; its chain resolved) " +
+                                     ignored_by_chain(merged, keys[k], "this value") + " or remove host." + keys[k]);
   }
 }
 

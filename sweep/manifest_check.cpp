@@ -113,6 +113,10 @@ int64_t check_point(const JsonNode& p, uint64_t points) {
   if (!p.has("status")) p.fail("needs \"status\"");
   const std::vector<std::pair<std::string, std::string>> kStatuses = {{"pending", "pending"}, {"done", "done"}, {"failed", "failed"}};
   const std::string status = p.at("status").choice(kStatuses);
+  // write_manifest has always written both: without them a point's results could be moved to
+  // another point unseen (review of stop 25: the id check was skipped when "parameters" was gone).
+  for (const char* key : {"id", "parameters"})
+    if (!p.has(key)) p.fail(std::string("needs \"") + key + "\" (a sweep writes it for every point)");
   for (const char* key : {"id", "error", "file"})
     if (p.has(key)) (void)p.at(key).str();
   // merge reads points/ID.jsonl: a "file" naming another would say one thing and do another.
@@ -208,15 +212,19 @@ void check_manifest(const ojson& m, const std::string& path) {
   // The id is the definition's (sweep/expand.cpp definition_id: the base scenario and the axes),
   // so an edited scenario, axis or trial count no longer matches it: merge would report what was
   // not run (attack of stop 25: a kernel and a trial count edited in the manifest were merged).
-  if (sweep.has("scenario") && sweep.has("axes")) {
+  for (const char* key : {"scenario", "axes"})
+    if (!sweep.has(key)) sweep.fail(std::string("needs \"") + key + "\" (the sweep's id is recomputed from them)");
+  {
     require_type(sweep.at("scenario"), "object");
     const std::string id = definition_id_of(sweep.at("scenario").json(), sweep.at("axes").json());
     if (sweep.at("id").str() != id)
       sweep.at("id").fail("is not the id of the manifest's own scenario and axes (" + id +
                           "): the manifest was edited; restore it, or run the sweep again");
+    // sweep.trials is the base's "trials" (scenario default 1), which the id covers.
     const ojson& sc = sweep.at("scenario").json();
-    if (sweep.has("trials") && sc.contains("trials") && sc["trials"] != sweep.at("trials").json())
-      sweep.at("trials").fail("is not the scenario's trials (" + sc["trials"].dump() + "): the manifest was edited");
+    const ojson base_trials = sc.contains("trials") ? sc["trials"] : ojson(1);
+    if (sweep.has("trials") && base_trials != sweep.at("trials").json())
+      sweep.at("trials").fail("is not the scenario's trials (" + base_trials.dump() + "): the manifest was edited");
   }
   Shard shard{0, 1};
   if (root.has("shard")) {

@@ -562,8 +562,12 @@ TEST_CASE("boot.chain: a file's host key that no variant's chain reads is refuse
   const std::string unread = R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.6"}, "controllers": [{}],
       "boot": {"chain": [{"driver": "edk2"}, {"driver": "linux", "kernel": "5.7"}]}, "variants": [{"name": "only"}]})";
   CHECK_THAT(chain_load_error(unread),
-             Catch::StartsWith("c.json: /host/kernel: in every variant that leaves it to the base, the boot.chain's "
-                               "stages override host.kernel: the stages that read it set it themselves (/boot/chain/1/kernel)"));
+             Catch::StartsWith("c.json: /host/kernel: no variant reads it (each sets it itself or runs a chain that does not); in variant "
+                               "\"only\" (/variants/0; its chain resolved) the boot.chain's stages override host.kernel: "
+                               "the stages that read it set it themselves (/boot/chain/1/kernel)"));
+  // An empty variant name (review of stop 25: "" read as "no variant" in --dmesg's markers).
+  CHECK_THAT(chain_load_error(R"({"schema": "nvmesim.scenario/1", "controllers": [{}], "variants": [{"name": ""}]})"),
+             Catch::StartsWith("c.json: /variants/0/name: is empty; a variant needs a name"));
   // Read by one variant (the one without a chain): fine.
   const std::string one_reads = R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.6"}, "controllers": [{}],
       "variants": [{"name": "chain", "patch": {"boot": {"chain": [{"driver": "edk2"}, {"driver": "linux", "kernel": "5.7"}]}}},

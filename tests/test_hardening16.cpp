@@ -73,6 +73,7 @@ TEST_CASE("item 22: terminal_text escapes C0, DEL and C1 controls and keeps the 
   // stderr): U+202E, U+200F, U+2066 escaped; U+2028 and U+20AC (the euro sign) next to them stay.
   CHECK(terminal_text("1\xe2\x80\xae" "ms") == "1\\u202ems");
   CHECK(terminal_text("a\xe2\x80\x8f" "b\xe2\x81\xa6" "c") == "a\\u200fb\\u2066c");
+  CHECK(terminal_text("x\xd8\x9cy\xd8\xa7") == "x\\u061cy\xd8\xa7");  // U+061C escaped, U+0627 (alef) kept
   CHECK(terminal_text("\xe2\x80\xa8\xe2\x82\xac") == "\xe2\x80\xa8\xe2\x82\xac");
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "support.hpp"
+#include "sweep/sweep.hpp"
 
 namespace fs = std::filesystem;
 
@@ -203,7 +204,6 @@ TEST_CASE("item 5: merge checks a manifest's summaries against the point files",
   spit(manifest, m.dump(2) + "\n");
   fs::remove(out);
   r = run_capture("merge " + dir + " --out " + out);
-  INFO(r.err);
   CHECK(r.status == 2);
   // (Since stop 25 the id, named after the parameters, gives it away first.)
   CHECK(r.err.find(manifest + ": /points/0/id: is not the id of this point's parameters") != std::string::npos);

@@ -276,8 +276,11 @@ TEST_CASE("item 7 (last findings): an edited index of a one-folder sweep is name
   const std::string dir = (d / "sw").string();
   REQUIRE(run_capture("sweep " + sw + " --out " + dir + " -q -j 1").status == 0);
   const auto r = merge_edited(dir, d / "sum.json", [](ojson& m) {
+    // (Its parameters made point 0's too: an id and parameters are required since stop 25.)
     m["points"][1]["index"] = 0;
-    m["points"][1].erase("parameters");
+    m["points"][1]["parameters"] = m["points"][0]["parameters"];
+    m["points"][1]["id"] = m["points"][0]["id"];
+    m["points"][1]["file"] = m["points"][0]["file"];
   });
   INFO(r.err);
   CHECK(r.status == 2);

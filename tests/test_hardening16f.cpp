@@ -391,7 +391,7 @@ TEST_CASE("item 6 (this stop): merge checks the outputs selection and each done 
       // A point's keys are those a sweep writes; its "file" is points/ID.jsonl (attack of stop 24).
       {[](ojson& m) { m["points"][0]["weight"] = 2; }, "", "", ": /points/0/weight: unknown key"},
       {[](ojson& m) { m["points"][0].erase("id"); m["points"][0].erase("outputs"); }, "", "",
-       ": /points/0: has \"file\" but no \"id\" (a point's file is named after it)"},
+       ": /points/0: needs \"id\" (a sweep writes it for every point)"},
       {[&](ojson& m) { m["points"][0]["file"] = "points/" + id0 + "x.jsonl"; }, "", "",
        ": /points/0/file: is not this point's file: a sweep writes point " + id0 + "'s trials to points/" + id0 + ".jsonl"},
       {[](ojson& m) { m["outputs"]["dmesg"].erase("trials"); }, "", "", ": /outputs/dmesg: needs \"trials\""},

@@ -45,13 +45,14 @@ std::string error_of_sweep(const std::string& text) {
 }
 
 // A manifest as `nvmesim sweep` writes it, for 2 x 1 points over /seed, one done and one failed.
-// A manifest as a sweep writes it: the sweep's id is its definition's (the scenario and the axes)
+// A manifest as a sweep writes it (no sweep.trials: an axis sets /trials): the sweep's id is its
+// definition's (the scenario and the axes)
 // and each point's id its parameters' (check_manifest recomputes both), set by the functions the
 // sweep itself names them with.
 ojson good_manifest() {
   ojson m = ojson::parse(R"({
     "schema": "nvmesim.sweep-manifest/1", "tool": {"name": "nvmesim", "version": "x"},
-    "sweep": {"name": "", "description": "", "id": "0123456789abcdef", "trials": 2, "points": 2,
+    "sweep": {"name": "", "description": "", "id": "0123456789abcdef", "points": 2,
               "axes": [{"pointer": "/seed", "kind": "grid", "values": [1, 2]},
                        {"pointer": "/trials", "kind": "zip", "values": [2]}],
               "scenario": {}},
@@ -129,6 +130,7 @@ TEST_CASE("item 2: every field of a manifest is checked before merge uses it", "
       {"/run/bogus", "1", "/run/bogus: unknown key"},
       {"/tool/bogus", "1", "/tool/bogus: unknown key"},
       {"/shard", "{\"index\": 1, \"count\": 2}", "/points/0/index: is 0, a point of shard 0/2, not of this folder's shard 1/2"},
+      {"/sweep/trials", "1000", "/sweep/trials: is not the scenario's trials (1): the manifest was edited"},
   };
   for (const auto& b : bad) {
     ojson m = good_manifest();
@@ -137,6 +139,23 @@ TEST_CASE("item 2: every field of a manifest is checked before merge uses it", "
     INFO(b.ptr << " = " << b.value << ": " << r.err);
     CHECK(r.status == 2);
     CHECK_THAT(r.err, Catch::Contains(dir + "/manifest.json: " + b.expected));
+  }
+  // Fields removed (review of stop 25: without "parameters" or "scenario" the id checks were
+  // skipped, and a point's results could be swapped or the trial count edited unseen).
+  const std::vector<std::pair<const char*, const char*>> removed = {
+      {"/points/0/parameters", "/points/0: needs \"parameters\""},
+      {"/points/1/id", "/points/1: needs \"id\""},
+      {"/sweep/scenario", "/sweep: needs \"scenario\""},
+      {"/sweep/axes", "/sweep/points: is 2 but the axes give 1 points"},  // no axes: one point
+  };
+  for (const auto& [ptr, expected] : removed) {
+    ojson m = good_manifest();
+    const ojson::json_pointer jp(ptr);
+    m[jp.parent_pointer()].erase(jp.back());
+    const auto r = merge_of(m, dir);
+    INFO(ptr << " removed: " << r.err);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains(dir + "/manifest.json: " + expected));
   }
   (void)std::system(("rm -rf " + dir + " " + dir + "-out.json " + dir + "-out.csv").c_str());
 }
