@@ -344,6 +344,23 @@ bool may_have_chain(const ojson& root, const ojson& v) {
   return false;
 }
 
+// Variant `i` of `root` resolved for the chain checks: `base` (the document without "variants")
+// with the variant's patch merged over it and its "set" applied.
+ojson resolved_variant(const Node& root, const ojson& base, size_t i) {
+  const ojson& v = root.json()["variants"][i];
+  ojson merged = base;
+  if (v.contains("patch") && v["patch"].is_object()) merged.merge_patch(v["patch"]);
+  apply_variant_set(root.at("variants").at(i), merged);
+  return merged;
+}
+
+// The document without its "variants": what each variant is resolved from.
+ojson without_variants(const ojson& doc) {
+  ojson base = doc;
+  base.erase("variants");
+  return base;
+}
+
 }  // namespace
 
 void check_sets_reach_a_stage(const Node& root, const std::vector<SetPatch>& sets, const std::string& file_driver,
@@ -379,7 +396,6 @@ void check_sets_reach_a_stage(const Node& root, const std::vector<SetPatch>& set
   // location itself or its resolved chain does not read the key (check_sets_reach_a_variant
   // refuses the case where every variant writes it).
   std::vector<bool> reached(keys.size(), false);
-  const Node vs = root.at("variants");
   std::optional<ojson> base, last_merged;
   for (size_t i = 0; i < doc["variants"].size(); ++i) {
     const ojson& v = doc["variants"][i];
@@ -388,13 +404,8 @@ void check_sets_reach_a_stage(const Node& root, const std::vector<SetPatch>& set
         if (!overrides(v, keys[k].ptr, keys[k].value)) reached[k] = true;
       continue;
     }
-    if (!base) {
-      base = doc;
-      base->erase("variants");
-    }
-    ojson merged = *base;
-    if (v.contains("patch") && v["patch"].is_object()) merged.merge_patch(v["patch"]);
-    apply_variant_set(vs.at(i), merged);
+    if (!base) base = without_variants(doc);
+    ojson merged = resolved_variant(root, *base, i);
     for (size_t k = 0; k < keys.size(); ++k)
       if (!overrides(v, keys[k].ptr, keys[k].value) && chain_takes_host_key(merged, keys[k].key, file_driver))
         reached[k] = true;
@@ -425,9 +436,7 @@ void check_host_keys_reach_a_stage(const Node& root, const std::string& file_dri
   for (const auto& item : doc["host"].items()) keys.push_back(item.key());
   std::vector<bool> read(keys.size(), false);
   std::vector<std::optional<size_t>> unread_in(keys.size());  // the first variant whose chain leaves it unread
-  std::optional<ojson> base, first_unread_doc;
-  std::optional<size_t> first_unread_variant;
-  const Node vs = root.at("variants");
+  std::optional<ojson> base;
   for (size_t i = 0; i < doc["variants"].size(); ++i) {
     const ojson& v = doc["variants"][i];
     if (!v.is_object()) continue;
@@ -438,42 +447,22 @@ void check_host_keys_reach_a_stage(const Node& root, const std::string& file_dri
         read[k] = true;
         continue;
       }
-      if (!merged) {
-        if (!base) {
-          base = doc;
-          base->erase("variants");
-        }
-        merged = *base;
-        if (v.contains("patch") && v["patch"].is_object()) merged->merge_patch(v["patch"]);
-        apply_variant_set(vs.at(i), *merged);
-      }
-      if (chain_takes_host_key(*merged, keys[k], file_driver)) {
+      if (!base) base = without_variants(doc);
+      if (!merged) merged = resolved_variant(root, *base, i);
+      if (chain_takes_host_key(*merged, keys[k], file_driver))
         read[k] = true;
-      } else if (!unread_in[k]) {
+      else if (!unread_in[k])
         unread_in[k] = i;
-        if (!first_unread_variant || *first_unread_variant == i) {
-          first_unread_variant = i;
-          first_unread_doc = *merged;
-        }
-      }
     }
   }
   for (size_t k = 0; k < keys.size(); ++k) {
     if (read[k] || !unread_in[k]) continue;
-    const size_t i = *unread_in[k];
-    ojson merged;
-    if (first_unread_variant && *first_unread_variant == i) {
-      merged = *first_unread_doc;
-    } else {
-      merged = *base;
-      const ojson& v = doc["variants"][i];
-      if (v.contains("patch") && v["patch"].is_object()) merged.merge_patch(v["patch"]);
-      apply_variant_set(vs.at(i), merged);
-    }
+    const size_t i = *unread_in[k];  // resolved again for the message only (the error path)
     const std::string name = doc["variants"][i].value("name", std::string());
     root.at("host").at(keys[k]).fail("no variant reads it (each sets it itself or runs a chain that does not); in variant \"" + name +
                                      "\" (/variants/" + std::to_string(i) + "; its chain resolved) " +
-                                     ignored_by_chain(merged, keys[k], "this value") + " or remove host." + keys[k]);
+                                     ignored_by_chain(resolved_variant(root, *base, i), keys[k], "this value") +
+                                     " or remove host." + keys[k]);
   }
 }
 

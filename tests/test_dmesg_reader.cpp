@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -16,6 +17,18 @@
 using namespace nvmesim;
 
 namespace {
+// A log given as text, line by line, as DmesgReport::add_lines takes it.
+std::function<bool(std::string&)> lines_of(const std::string& text) {
+  auto in = std::make_shared<std::istringstream>(text);
+  return [in](std::string& l) { return static_cast<bool>(std::getline(*in, l)); };
+}
+// The report's options for intervals from nvme_init to the queues line.
+DmesgReportOptions init_to_queues() {
+  DmesgReportOptions o;
+  o.from = "nvme_init";
+  o.to = "queues";
+  return o;
+}
 std::string cases(const std::string& name) {
   std::ifstream in(std::string(NVMESIM_SHARED_DIR) + "/cases/" + name, std::ios::binary);
   REQUIRE(in);
@@ -211,14 +224,8 @@ TEST_CASE("DmesgReport streamed: head and records reach the sink as the logs are
           "[dmesg]") {
   const std::string a = "[    1.000000] nvme_init\n[    1.077000] nvme nvme0: 4/0/0 default/read/poll queues\n";
   const std::string b = "[    2.000000] nvme_init\n[    2.000500] nvme nvme1: 4/0/0 default/read/poll queues\n";
-  auto lines_of = [](const std::string& text) {
-    auto in = std::make_shared<std::istringstream>(text);
-    return [in](std::string& l) { return static_cast<bool>(std::getline(*in, l)); };
-  };
   std::ostringstream warn;
-  DmesgReportOptions o;
-  o.from = "nvme_init";
-  o.to = "queues";
+  const DmesgReportOptions o = init_to_queues();
   // Spooled: everything arrives at write().
   std::string spooled;
   {
@@ -257,13 +264,10 @@ TEST_CASE("DmesgReport: a line cut at 1024 bytes is warned about - a --to past t
   // and the interval silently ran to the next queues line (109.068 ms instead of 50).
   const std::string log = "[    1.000000] nvme_init\n[    1.050000] " + std::string(1000, 'x') +
                           " nvme nvme0: 1/0/0 default/read/poll queues\n[    1.109068] nvme nvme0: 1/0/0 default/read/poll queues\n";
-  auto in = std::make_shared<std::istringstream>(log);
-  DmesgReportOptions o;
-  o.from = "nvme_init";
-  o.to = "queues";
+  const DmesgReportOptions o = init_to_queues();
   DmesgReport r(o);
   std::ostringstream warn;
-  r.add_lines("cut.dmesg", [in](std::string& l) { return static_cast<bool>(std::getline(*in, l)); }, warn);
+  r.add_lines("cut.dmesg", lines_of(log), warn);
   CHECK(warn.str() == "nvmesim: warning: cut.dmesg: 1 line(s) longer than 1024 bytes (printk's record limit) were cut "
                       "there before matching: a --from or --to text past the cut is not seen\n");
 }
@@ -273,15 +277,12 @@ TEST_CASE("DmesgReport: a stop request (SIGINT/SIGTERM) ends the reading with In
   std::string log;
   for (int i = 0; i < 2500; ++i)
     log += "[" + std::to_string(i + 1) + ".000000] nvme_init\n[" + std::to_string(i + 1) + ".001000] nvme nvme0: queues\n";
-  auto in = std::make_shared<std::istringstream>(log);
-  DmesgReportOptions o;
-  o.from = "nvme_init";
-  o.to = "queues";
+  const DmesgReportOptions o = init_to_queues();
   DmesgReport r(o);
   std::ostringstream warn;
   request_stop(SIGTERM);
   try {
-    r.add_lines("s.dmesg", [in](std::string& l) { return static_cast<bool>(std::getline(*in, l)); }, warn);
+    r.add_lines("s.dmesg", lines_of(log), warn);
     clear_stop();
     FAIL("the reading did not stop");
   } catch (const Interrupted& i) {
@@ -292,9 +293,8 @@ TEST_CASE("DmesgReport: a stop request (SIGINT/SIGTERM) ends the reading with In
   // (attack of stop 25: exit 2 after a SIGINT).
   DmesgReport r2(o);
   request_stop(SIGINT);
-  auto few = std::make_shared<std::istringstream>("[    1.000000] usb 1-1: new device\n");
   try {
-    r2.add_lines("n.dmesg", [few](std::string& l) { return static_cast<bool>(std::getline(*few, l)); }, warn);
+    r2.add_lines("n.dmesg", lines_of("[    1.000000] usb 1-1: new device\n"), warn);
     clear_stop();
     FAIL("no stop");
   } catch (const Interrupted& i) {
