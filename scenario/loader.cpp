@@ -45,10 +45,7 @@ void warn_distribution_kernels(Scenario& sc) {
 // The scenario from its document with the options applied, errors not yet attributed to --set.
 Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptions& options) {
   // The file's host.driver before the options (check_sets_reach_a_stage).
-  const ojson::json_pointer driver_at("/host/driver");
-  const std::string file_driver = doc.is_object() && doc.contains(driver_at) && doc.at(driver_at).is_string()
-                                      ? doc.at(driver_at).get<std::string>()
-                                      : std::string("linux");
+  const std::string file_driver = scenario_detail::host_driver_of(doc);
   scenario_detail::apply_set_patches(doc, options.sets, source);
   {
     // --trials and --seed replace the document's values, which are still checked with the same

@@ -113,6 +113,9 @@ std::vector<Variant> read_variants(const JsonNode& root, const nlohmann::ordered
 /// Refuses (InputError naming `root`'s file) a --set whose location every variant of `root`
 /// overrides (by its patch or its "set"): it would change nothing. --set under /variants passes.
 void check_sets_reach_a_variant(const JsonNode& root, const std::vector<SetPatch>& sets);
+/// `doc`'s host.driver, or "linux" (the default driver, docs/hosts.md) when it names none or is
+/// not a string (the key tables report that). `doc` may be any JSON value.
+std::string host_driver_of(const nlohmann::ordered_json& doc);
 /// Refuses (InputError naming `root`'s file and the option) a --set of a host key that no
 /// boot.chain stage reads, in the document or, with variants, in every variant (each variant's
 /// own chain; a variant that writes the location itself counts as not reading it): every stage

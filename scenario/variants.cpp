@@ -168,9 +168,7 @@ bool chain_takes_host_key(const ojson& doc, const std::string& key, const std::s
   const ojson::json_pointer chain_at("/boot/chain");
   if (!doc.contains(chain_at) || !doc.at(chain_at).is_array()) return true;
   const ojson* host = doc.contains("host") && doc["host"].is_object() ? &doc["host"] : nullptr;
-  const std::string host_driver = host && host->contains("driver") && (*host)["driver"].is_string()
-                                      ? (*host)["driver"].get<std::string>()
-                                      : std::string("linux");
+  const std::string host_driver = host_driver_of(doc);
   const KeyInfo* row = host_section().find(key);
   for (const ojson& st : doc.at(chain_at)) {
     if (!st.is_object()) return true;
@@ -264,10 +262,7 @@ Variant read_patched_variant(const Node& v, const ojson& base, const std::string
   // A host key the variant writes that no stage of its chain reads would run as if never
   // written (issue 13): refused at the variant's own entry. Judged on the variant's patch and
   // set, not on the resolved document, whose host keys may serve other variants.
-  const std::string before_driver = base.contains("host") && base["host"].is_object() && base["host"].contains("driver") &&
-                                            base["host"]["driver"].is_string()
-                                        ? base["host"]["driver"].get<std::string>()
-                                        : std::string("linux");
+  const std::string before_driver = host_driver_of(base);
   for (const auto& [key, at] : variant_host_keys(v))
     if (!chain_takes_host_key(merged, key, before_driver))
       throw InputError(v.source(), at, ignored_by_chain(merged, key));
@@ -362,6 +357,11 @@ ojson without_variants(const ojson& doc) {
 }
 
 }  // namespace
+
+std::string host_driver_of(const ojson& doc) {
+  const ojson::json_pointer at("/host/driver");
+  return doc.is_object() && doc.contains(at) && doc.at(at).is_string() ? doc.at(at).get<std::string>() : std::string("linux");
+}
 
 void check_sets_reach_a_stage(const Node& root, const std::vector<SetPatch>& sets, const std::string& file_driver,
                               const std::string& label) {
