@@ -45,16 +45,20 @@ std::optional<int64_t> parse_bracket(const std::string& s, size_t& i, std::strin
   if (i >= s.size() || s[i] != '[') return std::nullopt;
   size_t j = i + 1;
   while (j < s.size() && s[j] == ' ') ++j;
-  size_t k = j;
-  while (k < s.size() && is_digit(s[k])) ++k;
-  if (k - j > 9 && k < s.size() && (s[k] == '.' || s[k] == ',' || s[k] == ']')) {
-    const size_t close = s.find(']', k);
-    *bad = "\"" + s.substr(i, std::min<size_t>(close == std::string::npos ? s.size() - i : close + 1 - i, 40)) +
-           "\" is not a time the reader takes: more than 9 digits of seconds (31 years of uptime)";
+  const size_t digits_at = j;
+  const auto ns = parse_seconds(s, j);
+  if (!ns) {
+    // Only on the rare line that is not a printk time: was it one of too many digits?
+    size_t k = digits_at;
+    while (k < s.size() && is_digit(s[k])) ++k;
+    if (k - digits_at > 9 && k < s.size() && (s[k] == '.' || s[k] == ',' || s[k] == ']')) {
+      const size_t close = s.find(']', k);
+      *bad = "\"" + s.substr(i, std::min<size_t>(close == std::string::npos ? s.size() - i : close + 1 - i, 40)) +
+             "\" is not a time the reader takes: more than 9 digits of seconds (31 years of uptime)";
+    }
     return std::nullopt;
   }
-  const auto ns = parse_seconds(s, j);
-  if (!ns || j >= s.size() || s[j] != ']') return std::nullopt;
+  if (j >= s.size() || s[j] != ']') return std::nullopt;
   ++j;
   if (j < s.size() && s[j] == ' ') ++j;
   i = j;
