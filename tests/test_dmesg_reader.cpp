@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "scenario/scenario.hpp"
 #include "tools/dmesg_report.hpp"
 #include "tools/dmesg_reader.hpp"
+#include "tools/log_file.hpp"
 
 using namespace nvmesim;
 
@@ -234,7 +236,8 @@ TEST_CASE("DmesgReport streamed: head and records reach the sink as the logs are
     r.add_lines("b.dmesg", lines_of(b), warn);
     r.write([&](const char* d, size_t n) { spooled.append(d, n); });
   }
-  // Streamed: the head at once, each log's record after that log, the rest at finish_stream().
+  // Streamed: the head at once, each log's records (in blocks of at most 1 MiB) by the end of
+  // that log, the rest at finish_stream().
   std::string streamed;
   DmesgReport r(o);
   r.stream_intervals_to([&](const char* d, size_t n) { streamed.append(d, n); });
@@ -320,4 +323,36 @@ TEST_CASE("RE2 patterns: a pathological --from is linear - bad and non-UTF-8 pat
   CHECK(is_valid_utf8("ascii, caf\xc3\xa9, \xe2\x82\xac, \xf0\x9f\x98\x80"));
   for (const char* bad : {"\xff", "\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\xe2\x82"})
     CHECK_FALSE(is_valid_utf8(bad));
+}
+
+TEST_CASE("LogFile::read_line_view gives the lines read_line gives - across 64 KiB blocks, cut and unterminated",
+          "[dmesg]") {
+  // Lines of 0 to 299 bytes (i * 7919 mod 300), about 1 MB in all: many lines straddle a 64 KiB
+  // block of the reader; one line of 70 000 bytes spans a whole block; the last has no newline.
+  std::string text;
+  std::vector<std::string> want;
+  for (int i = 0; i < 7000; ++i) {
+    want.push_back(std::string(static_cast<size_t>(i * 7919 % 300), static_cast<char>('a' + i % 26)));
+    if (i == 3000) want.back() = std::string(70000, 'L');
+  }
+  want.push_back("last");
+  for (size_t i = 0; i < want.size(); ++i) text += want[i] + (i + 1 < want.size() ? "\n" : "");
+  const std::string path = "read_line_view.log";
+  {
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  const size_t max = 200;  // cuts lines in the buffer (200-299 bytes) and the long one
+  LogFile views(path);
+  std::string_view v;
+  bool cut = false;
+  size_t n = 0;
+  while (views.read_line_view(v, max, &cut)) {
+    REQUIRE(n < want.size());
+    // Each line as written, cut at `max` bytes.
+    CHECK(v == std::string_view(want[n]).substr(0, max));
+    CHECK(cut == (want[n].size() > max));
+    ++n;
+  }
+  CHECK(n == want.size());
+  std::remove(path.c_str());
 }

@@ -11,7 +11,7 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // Parses "SSSS.ffffff" (seconds, up to 9 digits; fraction up to 9 digits) at s[i..], stopping at
 // the first other character. Returns ns and moves i past it.
-std::optional<int64_t> parse_seconds(const std::string& s, size_t& i) {
+std::optional<int64_t> parse_seconds(std::string_view s, size_t& i) {
   size_t j = i;
   int64_t sec = 0;
   int digits = 0;
@@ -41,7 +41,7 @@ std::optional<int64_t> parse_seconds(const std::string& s, size_t& i) {
 // A printk time of more than 9 digits of seconds ("[9999999999.000000]": it would not fit int64
 // ns) gives nullopt with `*bad` saying so, rather than an untimed line (a line matching --to then
 // counted as not matching).
-std::optional<int64_t> parse_bracket(const std::string& s, size_t& i, std::string* bad) {
+std::optional<int64_t> parse_bracket(std::string_view s, size_t& i, std::string* bad) {
   if (i >= s.size() || s[i] != '[') return std::nullopt;
   size_t j = i + 1;
   while (j < s.size() && s[j] == ' ') ++j;
@@ -53,7 +53,7 @@ std::optional<int64_t> parse_bracket(const std::string& s, size_t& i, std::strin
     while (k < s.size() && is_digit(s[k])) ++k;
     if (k - digits_at > 9 && k < s.size() && (s[k] == '.' || s[k] == ',' || s[k] == ']')) {
       const size_t close = s.find(']', k);
-      *bad = "\"" + s.substr(i, std::min<size_t>(close == std::string::npos ? s.size() - i : close + 1 - i, 40)) +
+      *bad = "\"" + std::string(s.substr(i, std::min<size_t>(close == std::string_view::npos ? s.size() - i : close + 1 - i, 40))) +
              "\" is not a time the reader takes: more than 9 digits of seconds (31 years of uptime)";
     }
     return std::nullopt;
@@ -86,7 +86,7 @@ int64_t days_in_month(int64_t y, int64_t m) {
 // `space`, "2020-03-03 10:00:00.123456" (SPDK's log time) instead. A time of that shape whose
 // value is none (month 13, February 30, hour 24, minute 60, second 61, a zone past +23:59, a
 // year outside 1970-2200) gives nullopt with `*bad` saying what is wrong.
-std::optional<int64_t> parse_iso(const std::string& s, size_t& i, bool space, std::string* bad) {
+std::optional<int64_t> parse_iso(std::string_view s, size_t& i, bool space, std::string* bad) {
   const char* shape = space ? "dddd-dd-dd dd:dd:dd" : "dddd-dd-ddTdd:dd:dd";
   size_t n = 0;
   for (; shape[n]; ++n) {
@@ -99,16 +99,16 @@ std::optional<int64_t> parse_iso(const std::string& s, size_t& i, bool space, st
     return v;
   };
   const int64_t y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), se = num(17, 2);
-  const std::string shown = s.substr(0, n);
+  const std::string_view shown = s.substr(0, n);
   auto fail = [&](const std::string& why) -> std::optional<int64_t> {
-    *bad = "\"" + shown + "\" is not a time: " + why;
+    *bad = "\"" + std::string(shown) + "\" is not a time: " + why;
     return std::nullopt;
   };
   // ns since the epoch stay within int64 (2262); 1970 keeps them non-negative.
   if (y < 1970 || y > 2200) return fail("the year must be 1970 to 2200");
   if (mo < 1 || mo > 12) return fail("the month must be 01 to 12");
   if (d < 1 || d > days_in_month(y, mo))
-    return fail("the day must be 01 to " + std::to_string(days_in_month(y, mo)) + " in " + shown.substr(0, 7));
+    return fail("the day must be 01 to " + std::to_string(days_in_month(y, mo)) + " in " + std::string(shown.substr(0, 7)));
   if (h > 23) return fail("the hour must be 00 to 23");
   if (mi > 59) return fail("the minute must be 00 to 59");
   if (se > 60) return fail("the second must be 00 to 60 (a leap second)");
@@ -135,7 +135,7 @@ std::optional<int64_t> parse_iso(const std::string& s, size_t& i, bool space, st
     ++j;
   } else if (unicode_minus || (j < s.size() && (s[j] == '+' || s[j] == '-'))) {
     const size_t end = std::min(s.find(' ', j), s.size());
-    const std::string zone = s.substr(j, std::min<size_t>(end - j, 16));
+    const std::string zone(s.substr(j, std::min<size_t>(end - j, 16)));
     auto two_digits = [&](size_t a) { return a + 2 <= s.size() && is_digit(s[a]) && is_digit(s[a + 1]); };
     if (unicode_minus) return fail("its zone \"" + zone + "\" has the minus U+2212; write ASCII '-' (e.g. -05:00)");
     const int64_t sign = s[j] == '+' ? 1 : -1;
@@ -158,11 +158,11 @@ std::optional<int64_t> parse_iso(const std::string& s, size_t& i, bool space, st
 
 // SPDK's log: "[2023-04-17 19:10:08.630485] msg" (local time, microseconds) at the start of raw:
 // returns ns since the epoch (as if UTC) and moves i past "] ".
-std::optional<int64_t> parse_spdk_time(const std::string& raw, size_t& i, std::string* bad) {
+std::optional<int64_t> parse_spdk_time(std::string_view raw, size_t& i, std::string* bad) {
   if (raw.size() < 2 || raw[0] != '[') return std::nullopt;
   const size_t close = raw.find(']');
-  if (close == std::string::npos) return std::nullopt;
-  const std::string inner = raw.substr(1, close - 1);
+  if (close == std::string_view::npos) return std::nullopt;
+  const std::string_view inner = raw.substr(1, close - 1);
   size_t j = 0;
   const auto ns = parse_iso(inner, j, true, bad);
   if (!ns || j != inner.size()) return std::nullopt;
@@ -172,14 +172,14 @@ std::optional<int64_t> parse_spdk_time(const std::string& raw, size_t& i, std::s
 }
 
 // Skips "HOST kernel: " (journalctl, syslog) at s[i..] when present.
-void skip_kernel_tag(const std::string& s, size_t& i) {
+void skip_kernel_tag(std::string_view s, size_t& i) {
   const size_t sp = s.find(' ', i);
-  if (sp == std::string::npos) return;
+  if (sp == std::string_view::npos) return;
   if (s.compare(sp + 1, 8, "kernel: ") == 0) i = sp + 9;
 }
 
 // /dev/kmsg: "6,1234,714456099,-;msg" (time in microseconds). True when `raw` is such a record.
-bool split_kmsg(const std::string& raw, DmesgLine& l) {
+bool split_kmsg(std::string_view raw, DmesgLineView& l) {
   size_t j = 0, commas = 0;
   int64_t fields[3] = {0, 0, 0};
   bool ok = true;
@@ -202,8 +202,8 @@ bool split_kmsg(const std::string& raw, DmesgLine& l) {
 
 }  // namespace
 
-DmesgLine split_dmesg_line(const std::string& raw) {
-  DmesgLine l;
+DmesgLineView split_dmesg_line_view(std::string_view raw) {
+  DmesgLineView l;
   size_t i = 0;
   if (split_kmsg(raw, l)) return l;
   // "<6>" printk level (dmesg -r).
@@ -260,7 +260,7 @@ DmesgLine split_dmesg_line(const std::string& raw) {
   }
   // Syslog ("Mar  3 10:00:00 host kernel: [  714.456099] msg"): the bracketed kernel time.
   const size_t k = raw.find("kernel: ");
-  if (k != std::string::npos) {
+  if (k != std::string_view::npos) {
     size_t j = k + 8;
     if (auto ns = parse_bracket(raw, j, &bad)) {
       l.timed = true;
@@ -280,12 +280,17 @@ DmesgLine split_dmesg_line(const std::string& raw) {
   return l;
 }
 
+DmesgLine split_dmesg_line(std::string_view raw) {
+  DmesgLineView v = split_dmesg_line_view(raw);
+  return DmesgLine{v.timed, v.ns, std::string(v.msg), std::move(v.bad_time)};
+}
+
 namespace {
 
 bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 // True when msg[p..] starts with a PCI address "dddd:bb:dd.f" (hex digits).
-bool pci_address_at(const std::string& msg, size_t p) {
+bool pci_address_at(std::string_view msg, size_t p) {
   static const char* shape = "hhhh:hh:hh.h";
   for (size_t k = 0; shape[k]; ++k) {
     if (p + k >= msg.size()) return false;
@@ -296,25 +301,25 @@ bool pci_address_at(const std::string& msg, size_t p) {
 
 }  // namespace
 
-std::string controller_of(const std::string& msg) {
-  for (size_t p = msg.find("nvme"); p != std::string::npos; p = msg.find("nvme", p + 1)) {
+std::string controller_of(std::string_view msg) {
+  for (size_t p = msg.find("nvme"); p != std::string_view::npos; p = msg.find("nvme", p + 1)) {
     if (p > 0) {
       const char c = msg[p - 1];
       if (is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) continue;
     }
     size_t e = p + 4;
     while (e < msg.size() && is_digit(msg[e])) ++e;
-    if (e > p + 4 && e - p <= 14) return msg.substr(p, e - p);
+    if (e > p + 4 && e - p <= 14) return std::string(msg.substr(p, e - p));
   }
   // SPDK names a PCIe controller by its address: "*DEBUG*: [0000:04:00.0] setting state to ..."
   // (NVME_CTRLR_*LOG), "Failed to initialize SSD: 0000:04:00.0".
-  for (size_t p = msg.find("*: "); p != std::string::npos; p = msg.find("*: ", p + 1)) {
+  for (size_t p = msg.find("*: "); p != std::string_view::npos; p = msg.find("*: ", p + 1)) {
     if (p + 3 < msg.size() && msg[p + 3] == '[' && pci_address_at(msg, p + 4) && p + 16 < msg.size() &&
         msg[p + 16] == ']')
-      return msg.substr(p + 4, 12);
+      return std::string(msg.substr(p + 4, 12));
   }
   const size_t ssd = msg.find("SSD: ");
-  if (ssd != std::string::npos && pci_address_at(msg, ssd + 5)) return msg.substr(ssd + 5, 12);
+  if (ssd != std::string_view::npos && pci_address_at(msg, ssd + 5)) return std::string(msg.substr(ssd + 5, 12));
   return "";
 }
 

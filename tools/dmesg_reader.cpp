@@ -15,8 +15,8 @@ namespace nvmesim {
 namespace {
 
 using dmesg_detail::controller_of;
-using dmesg_detail::DmesgLine;
-using dmesg_detail::split_dmesg_line;
+using dmesg_detail::DmesgLineView;
+using dmesg_detail::split_dmesg_line_view;
 
 std::unique_ptr<re2::RE2> compile(const std::string& re, const char* option) {
   if (!is_valid_utf8(re))
@@ -97,7 +97,7 @@ bool looks_like_kernel_log(std::string_view head) {
     if (l.empty()) continue;
     ++seen;
     if (l.substr(0, kDmesgBootMarker.size()) == kDmesgBootMarker ||
-        split_dmesg_line(std::string(l.substr(0, kDmesgMaxLineBytes))).timed)
+        split_dmesg_line_view(l.substr(0, kDmesgMaxLineBytes)).timed)
       ++timed;
   }
   return timed > 0 && 2 * timed >= seen;
@@ -237,10 +237,20 @@ DmesgScanner::DmesgScanner(const DmesgPatterns& patterns, std::string source, In
                            std::optional<std::string> variant)
     : patterns_(patterns), source_(std::move(source)), on_interval_(std::move(on_interval)),
       want_variant_(std::move(variant)) {
+  // One interval record, refilled per interval (its strings keep their capacity: no allocation
+  // per interval).
+  iv_.source = source_;
   tracker_ = std::make_unique<Tracker>(
       [this](const std::string& ctrl, const Open& o, int64_t ns) {
         ++counts_.intervals;
-        on_interval_(DmesgInterval{source_, variant_, trial_, ctrl, o.ns, ns, o.line, counts_.lines});
+        iv_.variant = variant_;
+        iv_.trial = trial_;
+        iv_.ctrl = ctrl;
+        iv_.start_ns = o.ns;
+        iv_.end_ns = ns;
+        iv_.from_line = o.line;
+        iv_.to_line = counts_.lines;
+        on_interval_(iv_);
       },
       counts_);
 }
@@ -295,7 +305,7 @@ void DmesgScanner::line(std::string_view raw) {
     raw = raw.substr(0, kDmesgMaxLineBytes);
   }
   if (raw.empty()) return;
-  const DmesgLine l = split_dmesg_line(std::string(raw));
+  const DmesgLineView l = split_dmesg_line_view(raw);  // l.msg: a view into raw
   // A time of a known shape that is no time (hour 25, February 30) is a damaged log: taking the
   // line as untimed, or the date as the next month's, would give an interval silently wrong or
   // none with a misleading reason. Refused at its line, as an unreadable boot marker is.

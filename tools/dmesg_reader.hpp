@@ -151,6 +151,7 @@ class DmesgScanner {
   const DmesgPatterns& patterns_;
   std::string source_;
   IntervalFn on_interval_;
+  DmesgInterval iv_;  ///< the record passed to on_interval_, reused
   std::optional<std::string> want_variant_;
   std::unique_ptr<Tracker> tracker_;
   DmesgCounts counts_;

@@ -119,8 +119,23 @@ void DmesgReport::on_interval(Source& s, const DmesgInterval& iv) {
       ++p->sources;
     }
   }
-  samples_spool_->write(&ns, sizeof ns);
+  samples_.push_back(ns);
+  if (samples_.size() >= kSamplesBlock) flush_samples();
   if (intervals_spool_ || direct_) write_record(iv);
+}
+
+void DmesgReport::flush_samples() {
+  samples_spool_->write(samples_.data(), samples_.size() * sizeof(int64_t));
+  samples_.clear();
+}
+
+void DmesgReport::flush_records() {
+  if (record_.empty()) return;
+  if (direct_)
+    direct_(record_.data(), record_.size());
+  else if (intervals_spool_)
+    intervals_spool_->write(record_.data(), record_.size());
+  record_.clear();
 }
 
 const std::string& DmesgReport::QuotedCache::get(const std::string& s) {
@@ -142,7 +157,7 @@ const std::string& DmesgReport::QuotedCache::get(const std::string& s) {
 // round trip, "77.0" for a whole value).
 void DmesgReport::write_record(const DmesgInterval& iv) {
   std::string& r = record_;
-  r.assign(intervals_ == 1 ? "    {\"source\":" : ",\n    {\"source\":");
+  r += intervals_ == 1 ? "    {\"source\":" : ",\n    {\"source\":";
   r += source_q_.get(iv.source);
   r += ",\"variant\":";
   r += variant_q_.get(iv.variant);
@@ -163,16 +178,18 @@ void DmesgReport::write_record(const DmesgInterval& iv) {
   r += ",\"end_ns\":";
   put_int(iv.end_ns);
   r += ",\"duration_ms\":";
-  r += ojson(round6(iv.duration_ms())).dump();
+  // nlohmann's own float formatting (what dump() calls for a finite double), without a tree.
+  {
+    char num[64];
+    const char* end = nlohmann::detail::to_chars(num, num + sizeof num, round6(iv.duration_ms()));
+    r.append(num, static_cast<size_t>(end - num));
+  }
   r += ",\"from_line\":";
   put_int(iv.from_line);
   r += ",\"to_line\":";
   put_int(iv.to_line);
   r += '}';
-  if (direct_)
-    direct_(r.data(), r.size());
-  else
-    intervals_spool_->write(r.data(), r.size());
+  if (r.size() >= kRecordsBlock) flush_records();
 }
 
 void DmesgReport::add_file(const std::string& path, const std::string& name, std::ostream& warn) {
@@ -180,17 +197,27 @@ void DmesgReport::add_file(const std::string& path, const std::string& name, std
     throw InputError::in_source(name, "the log's file name is not valid UTF-8 (outputs name each log by its file "
                                       "name); rename the file or give it through a link with a UTF-8 name");
   DmesgInput in(path);
-  std::string line;
-  add_lines(name, [&](std::string& l) { return in.read_line(l, kDmesgMaxMarkerBytes); }, warn);
+  // Lines are views into the reader's buffer: nothing is copied per line (issue 16 item 9).
+  scan_lines(name, [&](std::string_view& l) { return in.read_line_view(l, kDmesgMaxMarkerBytes); }, warn);
 }
 
 void DmesgReport::add_lines(const std::string& name, const std::function<bool(std::string&)>& next,
                             std::ostream& warn) {
+  std::string line;
+  scan_lines(name, [&](std::string_view& l) {
+    if (!next(line)) return false;
+    l = line;
+    return true;
+  }, warn);
+}
+
+void DmesgReport::scan_lines(const std::string& name, const std::function<bool(std::string_view&)>& next,
+                             std::ostream& warn) {
   sources_.push_back(Source{name, {}, {}, {}});
   Source& s = sources_.back();
   count_summary(s, "log");
   DmesgScanner scan(patterns_, name, [&](const DmesgInterval& iv) { on_interval(s, iv); }, opt_.variant);
-  std::string line;
+  std::string_view line;
   uint64_t n = 0;
   while (next(line)) {
     scan.line(line);
@@ -203,6 +230,7 @@ void DmesgReport::add_lines(const std::string& name, const std::function<bool(st
   if (stop_requested()) throw Interrupted(stop_signal());
   scan.finish();
   s.counts = scan.counts();
+  flush_records();  // each log's records reach the sink by the end of its reading
   for (const auto& w : scan.warnings()) warn << "nvmesim: warning: " << terminal_text(w) << "\n";
   if (scan.cut_lines() > 0)
     warn << "nvmesim: warning: " << terminal_text(name) << ": " << scan.cut_lines() << " line(s) longer than "
@@ -287,6 +315,7 @@ void DmesgReport::stream_intervals_to(std::function<void(const char*, size_t)> o
 
 void DmesgReport::finish_stream() {
   if (!direct_) throw std::logic_error("DmesgReport::finish_stream: stream_intervals_to was not called");
+  flush_records();
   write_document(direct_);
 }
 
@@ -294,6 +323,7 @@ void DmesgReport::write_document(const std::function<void(const char*, size_t)>&
   auto put = [&](const std::string& s) { out(s.data(), s.size()); };
   if (!direct_) {
     put(document_head());
+    flush_records();
     intervals_spool_->replay(out);
   }
   put("\n  ],\n  \"sources\": [\n");
@@ -328,6 +358,7 @@ void DmesgReport::write_empirical(const std::function<void(const char*, size_t)>
   bool first = true;
   std::string text;
   std::string carry;  // a value split between two blocks of the replay
+  flush_samples();
   samples_spool_->replay([&](const char* data, size_t n) {
     carry.append(data, n);
     size_t k = 0;

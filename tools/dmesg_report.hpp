@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/sketch.hpp"
@@ -109,9 +110,12 @@ class DmesgReport {
     DurationSummary d;
     std::vector<VariantPart> variants;
   };
+  /// add_file's and add_lines' common part: `next(line)` gives each line (a view valid until the
+  /// next call), false at the end.
+  void scan_lines(const std::string& name, const std::function<bool(std::string_view&)>& next, std::ostream& warn);
   void on_interval(Source& s, const DmesgInterval& iv);
-  /// Appends the interval's record (one JSON object, the bytes nlohmann's dump() gives) to the
-  /// stream_intervals_to sink, else to the intervals' spool.
+  /// Appends the interval's record (one JSON object, the bytes nlohmann's dump() gives) to
+  /// record_, flushed to the stream_intervals_to sink, else to the intervals' spool.
   void write_record(const DmesgInterval& iv);
   /// A name and its JSON form (for a variant or controller, "null" for ""), recomputed only when
   /// the name changes. Throws nlohmann's type_error for a name that is not UTF-8.
@@ -147,7 +151,14 @@ class DmesgReport {
   std::vector<std::string> variants_seen_;
   std::unique_ptr<Spool> intervals_spool_, samples_spool_;
   QuotedCache source_q_{false}, variant_q_{true}, ctrl_q_{true};
-  std::string record_;  ///< write_record's buffer, kept for its capacity
+  /// Interval records not yet written (flushed at kRecordsBlock bytes and before the document's
+  /// end) and durations not yet spooled: one write per block, not per interval.
+  static constexpr size_t kRecordsBlock = size_t{1} << 20;
+  static constexpr size_t kSamplesBlock = 8192;
+  void flush_records();
+  void flush_samples();
+  std::string record_;
+  std::vector<int64_t> samples_;
   std::function<void(const char*, size_t)> direct_;  ///< stream_intervals_to's sink, or empty
 };
 

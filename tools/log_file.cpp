@@ -1,5 +1,6 @@
 #include "tools/log_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -83,6 +84,24 @@ bool LogFile::read_line(std::string& line, size_t max_line_bytes, bool* cut) {
     pos_ += len + (nl ? 1 : 0);
     if (nl) return true;
   }
+}
+
+bool LogFile::read_line_view(std::string_view& line, size_t max_line_bytes, bool* cut) {
+  if (pos_ < buf_.size()) {
+    const char* start = buf_.data() + pos_;
+    const size_t avail = buf_.size() - pos_;
+    if (const void* nl = std::memchr(start, '\n', avail)) {
+      const size_t len = static_cast<size_t>(static_cast<const char*>(nl) - start);
+      if (cut) *cut = len > max_line_bytes;
+      line = std::string_view(start, std::min(len, max_line_bytes));
+      pos_ += len + 1;
+      return true;
+    }
+  }
+  // The line goes past the buffer (or the buffer is used up): read_line assembles it.
+  const bool any = read_line(long_, max_line_bytes, cut);
+  line = long_;
+  return any;
 }
 
 }  // namespace nvmesim

@@ -7,6 +7,7 @@
 // until that lands, through the one alias `DmesgInput` in tools/dmesg_report.cpp.
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace nvmesim {
 
@@ -24,6 +25,9 @@ class LogFile {
   /// still returned). At most `max_line_bytes` of a line are kept; the rest is read and dropped,
   /// and `*cut` (when given) is set. Throws IoError "PATH: read error: REASON" (exit status 3).
   bool read_line(std::string& line, size_t max_line_bytes, bool* cut = nullptr);
+  /// As read_line, without copying a line that lies whole in the read buffer: `line` views the
+  /// buffer (or an internal copy for a line spanning blocks) and stays valid until the next call.
+  bool read_line_view(std::string_view& line, size_t max_line_bytes, bool* cut = nullptr);
 
  private:
   bool fill();
@@ -31,6 +35,7 @@ class LogFile {
   int fd_ = -1;
   std::string buf_;
   size_t pos_ = 0;
+  std::string long_;  ///< read_line_view's copy of a line that spans blocks
 };
 
 }  // namespace nvmesim
