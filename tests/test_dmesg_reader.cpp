@@ -6,11 +6,15 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "core/errors.hpp"
 #include "core/signals.hpp"
+#include "core/stats.hpp"
 #include "scenario/scenario.hpp"
 #include "tools/dmesg_report.hpp"
 #include "tools/dmesg_reader.hpp"
@@ -355,4 +359,36 @@ TEST_CASE("LogFile::read_line_view gives the lines read_line gives - across 64 K
   }
   CHECK(n == want.size());
   std::remove(path.c_str());
+}
+
+TEST_CASE("append_duration_ms_json writes what nlohmann's dump() writes for round6(ns / 1e6)", "[dmesg]") {
+  // The oracle: nlohmann's own dump of the rounded double, as the records were written before.
+  const auto want = [](int64_t ns) {
+    return nlohmann::json(round6(static_cast<double>(ns) / 1e6)).dump();
+  };
+  const auto got = [](int64_t ns) {
+    std::string s;
+    append_duration_ms_json(s, ns);
+    return s;
+  };
+  // By hand: 76 461 000 ns = 76.461 ms; 1 000 000 ns = "1.0" (nlohmann's whole number); 100 ns =
+  // 0.0001 ms (fixed); 99 ns = 9.9e-05 (nlohmann's exponent form, the fallback); 0 = "0.0".
+  CHECK(got(76'461'000) == "76.461");
+  CHECK(got(1'000'000) == "1.0");
+  CHECK(got(100) == "0.0001");
+  CHECK(got(99) == "9.9e-05");
+  CHECK(got(0) == "0.0");
+  // Every value from 0 to 2 000 000 ns, the edges of the fast path, and 200 000 values spread over
+  // 10^6 to 10^18 ns (a multiplicative step), each against the oracle.
+  size_t differ = 0;
+  for (int64_t ns = 0; ns <= 2'000'000; ++ns) differ += got(ns) != want(ns);
+  for (int64_t ns : {int64_t{999'999'999'999'999}, int64_t{1'000'000'000'000'000}, int64_t{123'456'789'012'345},
+                     int64_t{4'503'599'627'370'495}, std::numeric_limits<int64_t>::max()})
+    differ += got(ns) != want(ns);
+  double x = 1e6;
+  for (int k = 0; k < 200'000; ++k, x *= 1.000184) {  // 1.000184^200000 ~ 1e16
+    const auto ns = static_cast<int64_t>(x) + k % 1000;
+    differ += got(ns) != want(ns);
+  }
+  CHECK(differ == 0);
 }

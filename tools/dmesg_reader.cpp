@@ -298,7 +298,8 @@ void DmesgScanner::marker(std::string_view raw) {
 void DmesgScanner::line(std::string_view raw) {
   ++counts_.lines;
   if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-  if (raw.substr(0, kDmesgBootMarker.size()) == kDmesgBootMarker) return marker(raw);
+  if (!raw.empty() && raw.front() == '#' && raw.substr(0, kDmesgBootMarker.size()) == kDmesgBootMarker)
+    return marker(raw);
   if (skipping_) return;
   if (raw.size() > kDmesgMaxLineBytes) {
     ++cut_lines_;

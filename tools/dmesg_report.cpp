@@ -138,6 +138,35 @@ void DmesgReport::flush_records() {
   record_.clear();
 }
 
+void append_duration_ms_json(std::string& out, int64_t duration_ns) {
+  // 100 ns to 10^15 ns: round6(ns / 1e6) is the double nearest to the decimal ns / 10^6 (six
+  // places), and its shortest round-trip form is that decimal: between 0.0001 and 10^9 ms the
+  // doubles are closer together than 10^-6, so no shorter decimal maps to it. nlohmann writes
+  // such a value in fixed notation (decimal exponent -3 to 9, within its -4 < n <= 15), with
+  // ".0" for a whole number. Anything else goes through nlohmann's own formatter.
+  if (duration_ns >= 100 && duration_ns < 1'000'000'000'000'000) {
+    char buf[32];
+    const auto whole = duration_ns / 1'000'000, frac = duration_ns % 1'000'000;
+    char* p = std::to_chars(buf, buf + sizeof buf, whole).ptr;
+    *p++ = '.';
+    if (frac == 0) {
+      *p++ = '0';
+    } else {
+      char digits[6];
+      auto f = frac;
+      for (int k = 5; k >= 0; --k, f /= 10) digits[k] = static_cast<char>('0' + f % 10);
+      int last = 5;
+      while (digits[last] == '0') --last;
+      for (int k = 0; k <= last; ++k) *p++ = digits[k];
+    }
+    out.append(buf, static_cast<size_t>(p - buf));
+    return;
+  }
+  char num[64];
+  const char* end = nlohmann::detail::to_chars(num, num + sizeof num, round6(static_cast<double>(duration_ns) / 1e6));
+  out.append(num, static_cast<size_t>(end - num));
+}
+
 const std::string& DmesgReport::QuotedCache::get(const std::string& s) {
   if (!valid_ || s != raw_) {
     valid_ = false;  // json_quoted throws on invalid UTF-8: the cache then holds nothing
@@ -178,12 +207,7 @@ void DmesgReport::write_record(const DmesgInterval& iv) {
   r += ",\"end_ns\":";
   put_int(iv.end_ns);
   r += ",\"duration_ms\":";
-  // nlohmann's own float formatting (what dump() calls for a finite double), without a tree.
-  {
-    char num[64];
-    const char* end = nlohmann::detail::to_chars(num, num + sizeof num, round6(iv.duration_ms()));
-    r.append(num, static_cast<size_t>(end - num));
-  }
+  append_duration_ms_json(r, iv.duration_ns());
   r += ",\"from_line\":";
   put_int(iv.from_line);
   r += ",\"to_line\":";

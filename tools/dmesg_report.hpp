@@ -60,6 +60,11 @@ class Spool {
   uint64_t bytes_ = 0;
 };
 
+/// Appends to `out` the JSON number nlohmann's dump() writes for round6(duration_ns / 1e6), the
+/// interval's duration_ms in a record, without building a value (per interval: a fast path from
+/// the integer for 100 ns to 10^15 ns, nlohmann's formatter otherwise). duration_ns >= 0.
+void append_duration_ms_json(std::string& out, int64_t duration_ns);
+
 /// What `nvmesim dmesg` was asked.
 struct DmesgReportOptions {
   std::string from = kDmesgDefaultFrom, to = kDmesgDefaultTo;
