@@ -8,7 +8,8 @@ namespace nvmesim {
 void QuantileSketch::Side::add(uint64_t m) {
   ++count;
   if (m < 4096) {
-    ++exact[m];
+    if (!exact) exact = std::make_unique<std::array<uint64_t, 4096>>();  // value-initialised: zeros
+    ++(*exact)[m];
     return;
   }
   const int msb = 63 - __builtin_clzll(m);  // >= 12
@@ -21,9 +22,11 @@ void QuantileSketch::Side::add(uint64_t m) {
 
 double QuantileSketch::Side::at_rank(uint64_t r) const {
   uint64_t seen = 0;
-  for (size_t m = 0; m < exact.size(); ++m) {
-    seen += exact[m];
-    if (r < seen) return static_cast<double>(m);
+  if (exact) {
+    for (size_t m = 0; m < exact->size(); ++m) {
+      seen += (*exact)[m];
+      if (r < seen) return static_cast<double>(m);
+    }
   }
   for (size_t o = 0; o < octaves.size(); ++o) {
     if (!octaves[o]) continue;

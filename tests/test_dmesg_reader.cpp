@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -361,34 +362,50 @@ TEST_CASE("LogFile::read_line_view gives the lines read_line gives - across 64 K
   std::remove(path.c_str());
 }
 
-TEST_CASE("append_duration_ms_json writes what nlohmann's dump() writes for round6(ns / 1e6)", "[dmesg]") {
-  // The oracle: nlohmann's own dump of the rounded double, as the records were written before.
-  const auto want = [](int64_t ns) {
-    return nlohmann::json(round6(static_cast<double>(ns) / 1e6)).dump();
-  };
+TEST_CASE("append_duration_ms_json writes round6(ns / 1e6) as its shortest decimal - never longer than nlohmann's dump()",
+          "[dmesg]") {
+  // The oracles: the number must parse (strtod) to exactly the double round6 gives, and be no
+  // longer than nlohmann's dump() of it (the records' format before; its Grisu2 is sometimes not
+  // the shortest: 1 024 617 ns dumps as 1.0246170000000001). Where both have the same length
+  // they must be the same text.
+  const auto want = [](int64_t ns) { return nlohmann::json(round6(static_cast<double>(ns) / 1e6)).dump(); };
   const auto got = [](int64_t ns) {
     std::string s;
     append_duration_ms_json(s, ns);
     return s;
   };
   // By hand: 76 461 000 ns = 76.461 ms; 1 000 000 ns = "1.0" (nlohmann's whole number); 100 ns =
-  // 0.0001 ms (fixed); 99 ns = 9.9e-05 (nlohmann's exponent form, the fallback); 0 = "0.0".
+  // 0.0001 ms (fixed); 99 ns = 9.9e-05 (nlohmann's exponent form, the fallback); 0 = "0.0";
+  // 1 024 617 ns = 1.024617 ms (nlohmann: 1.0246170000000001, the same double).
   CHECK(got(76'461'000) == "76.461");
   CHECK(got(1'000'000) == "1.0");
   CHECK(got(100) == "0.0001");
   CHECK(got(99) == "9.9e-05");
   CHECK(got(0) == "0.0");
+  CHECK(got(1'024'617) == "1.024617");
+  CHECK(want(1'024'617) == "1.0246170000000001");
+  size_t wrong_value = 0, longer = 0, same_length_other_text = 0, shorter = 0;
+  const auto check = [&](int64_t ns) {
+    const std::string g = got(ns), w = want(ns);
+    const double value = round6(static_cast<double>(ns) / 1e6);
+    wrong_value += std::strtod(g.c_str(), nullptr) != value;
+    longer += g.size() > w.size();
+    same_length_other_text += g.size() == w.size() && g != w;
+    shorter += g.size() < w.size();
+  };
   // Every value from 0 to 2 000 000 ns, the edges of the fast path, and 200 000 values spread over
-  // 10^6 to 10^18 ns (a multiplicative step), each against the oracle.
-  size_t differ = 0;
-  for (int64_t ns = 0; ns <= 2'000'000; ++ns) differ += got(ns) != want(ns);
+  // 10^6 to 10^18 ns (a multiplicative step).
+  for (int64_t ns = 0; ns <= 2'000'000; ++ns) check(ns);
   for (int64_t ns : {int64_t{999'999'999'999'999}, int64_t{1'000'000'000'000'000}, int64_t{123'456'789'012'345},
                      int64_t{4'503'599'627'370'495}, std::numeric_limits<int64_t>::max()})
-    differ += got(ns) != want(ns);
+    check(ns);
   double x = 1e6;
-  for (int k = 0; k < 200'000; ++k, x *= 1.000184) {  // 1.000184^200000 ~ 1e16
+  for (int k = 0; k < 200'000; ++k, x *= 1.000138) {  // 1.000138^200000 = e^27.6 ~ 1e12: up to ~1e18 ns
     const auto ns = static_cast<int64_t>(x) + k % 1000;
-    differ += got(ns) != want(ns);
+    check(ns);
   }
-  CHECK(differ == 0);
+  CHECK(wrong_value == 0);
+  CHECK(longer == 0);
+  CHECK(same_length_other_text == 0);
+  CHECK(shorter > 0);  // the Grisu2 cases above are met
 }

@@ -60,3 +60,24 @@ TEST_CASE("an empty sketch summarises to zeros", "[stats]") {
   CHECK(s.count == 0);
   CHECK(s.p50 == 0);
 }
+
+TEST_CASE("sketch ranks run through the exact magnitudes into the octaves, on both signs", "[stats]") {
+  // 1000 values: 0..249 (exact part), 5000..5249 (octave 0), -1..-250 (exact part of the negative
+  // side) and -9000..-9249 (its octave 0). Sorted, rank r of 1000 is -9249 + r for r < 250, then
+  // -250.. -1, 0..249, 5000..5249. Percentiles within 0.05 % of the exact ones (exact where a rank
+  // falls on a magnitude below 4096).
+  QuantileSketch sk;
+  std::vector<double> ms;
+  for (int64_t i = 0; i < 250; ++i) {
+    for (int64_t v : {i, 5000 + i, -1 - i, -9000 - i}) {
+      sk.add(v);
+      ms.push_back(static_cast<double>(v) / 1e6);
+    }
+  }
+  const Summary e = summarize(ms), s = sk.summary(1e6);
+  CHECK(s.count == 1000);
+  CHECK(s.p50 == Approx(e.p50).epsilon(1e-12));  // ranks 499/500: -1 and 0, both exact: -0.5 units
+  CHECK(e.p50 == Approx(-0.5 / 1e6));
+  for (auto [got, want] : {std::pair{s.p5, e.p5}, {s.p10, e.p10}, {s.p90, e.p90}, {s.p95, e.p95}, {s.p99, e.p99}})
+    CHECK(std::fabs(got - want) <= 0.0005 * std::fabs(want));
+}

@@ -1,6 +1,7 @@
 #include "tools/dmesg_reader.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -38,22 +39,27 @@ struct Open {
 
 // Linux's and SPDK's lines: the nvme driver's device lines (`nvme nvme0: ...`), its init
 // (`initcall nvme_init ...`), SPDK's `nvme_ctrlr.c:...`/`nvme.c:...` lines.
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
+}
+
 bool is_linux_or_spdk_line(std::string_view msg) {
-  return msg.substr(0, 9) == "nvme nvme" || msg.find("nvme_init") != std::string_view::npos ||
-         msg.find("nvme_ctrlr") != std::string_view::npos || msg.substr(0, 7) == "nvme.c:";
+  return starts_with(msg, "nvme nvme") || msg.find("nvme_init") != std::string_view::npos ||
+         msg.find("nvme_ctrlr") != std::string_view::npos || starts_with(msg, "nvme.c:");
 }
 
 // FreeBSD's lines: a controller's own (`nvme0: ...`, the attach line among them; Linux's read
 // `nvme nvme0: ...`, SPDK's `nvme_ctrlr.c:...`) and a disk's (`nvd0: ...`, `nda0 at nvme0 ...`).
 bool is_freebsd_controller_line(std::string_view msg) {
-  if (msg.substr(0, 4) != "nvme") return false;
+  if (!starts_with(msg, "nvme")) return false;
+  const char* b = msg.data();
   size_t e = 4;
-  while (e < msg.size() && msg[e] >= '0' && msg[e] <= '9') ++e;
-  return e > 4 && msg.substr(e, 2) == ": ";
+  while (e < msg.size() && b[e] >= '0' && b[e] <= '9') ++e;
+  return e > 4 && e + 2 <= msg.size() && b[e] == ':' && b[e + 1] == ' ';
 }
 bool is_freebsd_disk_line(std::string_view msg) {
-  if (msg.substr(0, 3) != "nvd" && msg.substr(0, 3) != "nda") return false;
-  return msg.size() > 3 && msg[3] >= '0' && msg[3] <= '9';
+  if (!starts_with(msg, "nvd") && !starts_with(msg, "nda")) return false;
+  return msg.size() > 3 && msg.data()[3] >= '0' && msg.data()[3] <= '9';
 }
 
 }  // namespace
@@ -342,8 +348,8 @@ void DmesgScanner::line(std::string_view raw) {
   // ends: closing every open one would give each controller the first disk's time. It ends none
   // then, with a warning, rather than a wrong interval.
   // FreeBSD's attach and disk lines, counted for the "no interval" error's hint.
-  const bool freebsd_line = is_freebsd_controller_line(l.msg);
-  const bool disk_line = is_freebsd_disk_line(l.msg);
+  const bool freebsd_line = is_from && is_freebsd_controller_line(l.msg);
+  const bool disk_line = is_to && is_freebsd_disk_line(l.msg);
   counts_.freebsd_attach_lines += is_from && freebsd_line;
   counts_.freebsd_disk_lines += is_to && disk_line;
   // A FreeBSD disk line never ends an interval a Linux or SPDK line opened: in a mixed log it

@@ -138,33 +138,35 @@ void DmesgReport::flush_records() {
   record_.clear();
 }
 
-void append_duration_ms_json(std::string& out, int64_t duration_ns) {
+char* write_duration_ms_json(char* p, int64_t duration_ns) {
   // 100 ns to 10^15 ns: round6(ns / 1e6) is the double nearest to the decimal ns / 10^6 (six
   // places), and its shortest round-trip form is that decimal: between 0.0001 and 10^9 ms the
   // doubles are closer together than 10^-6, so no shorter decimal maps to it. nlohmann writes
   // such a value in fixed notation (decimal exponent -3 to 9, within its -4 < n <= 15), with
-  // ".0" for a whole number. Anything else goes through nlohmann's own formatter.
+  // ".0" for a whole number; where its Grisu2 is not the shortest (1.0246170000000001), this
+  // writes the shortest form of the same double. Anything else goes through nlohmann's formatter.
   if (duration_ns >= 100 && duration_ns < 1'000'000'000'000'000) {
-    char buf[32];
     const auto whole = duration_ns / 1'000'000, frac = duration_ns % 1'000'000;
-    char* p = std::to_chars(buf, buf + sizeof buf, whole).ptr;
+    p = std::to_chars(p, p + 20, whole).ptr;
     *p++ = '.';
     if (frac == 0) {
       *p++ = '0';
-    } else {
-      char digits[6];
-      auto f = frac;
-      for (int k = 5; k >= 0; --k, f /= 10) digits[k] = static_cast<char>('0' + f % 10);
-      int last = 5;
-      while (digits[last] == '0') --last;
-      for (int k = 0; k <= last; ++k) *p++ = digits[k];
+      return p;
     }
-    out.append(buf, static_cast<size_t>(p - buf));
-    return;
+    char digits[6];
+    auto f = frac;
+    for (int k = 5; k >= 0; --k, f /= 10) digits[k] = static_cast<char>('0' + f % 10);
+    int last = 5;
+    while (digits[last] == '0') --last;
+    for (int k = 0; k <= last; ++k) *p++ = digits[k];
+    return p;
   }
-  char num[64];
-  const char* end = nlohmann::detail::to_chars(num, num + sizeof num, round6(static_cast<double>(duration_ns) / 1e6));
-  out.append(num, static_cast<size_t>(end - num));
+  return nlohmann::detail::to_chars(p, p + kDurationJsonMaxBytes, round6(static_cast<double>(duration_ns) / 1e6));
+}
+
+void append_duration_ms_json(std::string& out, int64_t duration_ns) {
+  char buf[kDurationJsonMaxBytes];
+  out.append(buf, static_cast<size_t>(write_duration_ms_json(buf, duration_ns) - buf));
 }
 
 const std::string& DmesgReport::QuotedCache::get(const std::string& s) {
@@ -182,38 +184,49 @@ const std::string& DmesgReport::QuotedCache::get(const std::string& s) {
 // end_ns, duration_ms, from_line, to_line} (the first version built that object per interval:
 // about half of the CPU for a 244 MB log of 2.8 M intervals, bench/results.md "nvmesim dmesg
 // throughput"), without a tree per interval: the names are quoted once per change of name, the
-// integers go through std::to_chars, the duration through nlohmann's own float format (shortest
-// round trip, "77.0" for a whole value).
+// integers go through std::to_chars, the duration through append_duration_ms_json (nlohmann's
+// format, "77.0" for a whole value, but always the shortest decimal of the double).
 void DmesgReport::write_record(const DmesgInterval& iv) {
-  std::string& r = record_;
-  r += intervals_ == 1 ? "    {\"source\":" : ",\n    {\"source\":";
-  r += source_q_.get(iv.source);
-  r += ",\"variant\":";
-  r += variant_q_.get(iv.variant);
-  r += ",\"trial\":";
-  char buf[32];
-  const auto put_int = [&](auto v) {
-    const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
-    r.append(buf, static_cast<size_t>(end - buf));
+  const std::string& source = source_q_.get(iv.source);
+  const std::string& variant = variant_q_.get(iv.variant);
+  const std::string& ctrl = ctrl_q_.get(iv.ctrl);
+  // Written through a pointer into room reserved at the end of record_ (one resize per record,
+  // not a dozen appends: each append is a checked memcpy under the asan preset, issue 16 item 9).
+  // Room: the quoted names, 5 integers of at most 20 characters, the duration (at most kDurationJsonMaxBytes) and
+  // 112 characters of keys and punctuation.
+  const size_t at = record_.size();
+  record_.resize(at + source.size() + variant.size() + ctrl.size() + 5 * 20 + kDurationJsonMaxBytes + 112);
+  char* p = &record_[at];
+  char* const room_end = p + (record_.size() - at);
+  const auto put = [&p](std::string_view t) {
+    std::memcpy(p, t.data(), t.size());
+    p += t.size();
   };
+  const auto put_int = [&](auto v) { p = std::to_chars(p, room_end, v).ptr; };
+  put(intervals_ == 1 ? "    {\"source\":" : ",\n    {\"source\":");
+  put(source);
+  put(",\"variant\":");
+  put(variant);
+  put(",\"trial\":");
   if (iv.trial < 0)
-    r += "null";
+    put("null");
   else
     put_int(iv.trial);
-  r += ",\"ctrl\":";
-  r += ctrl_q_.get(iv.ctrl);
-  r += ",\"start_ns\":";
+  put(",\"ctrl\":");
+  put(ctrl);
+  put(",\"start_ns\":");
   put_int(iv.start_ns);
-  r += ",\"end_ns\":";
+  put(",\"end_ns\":");
   put_int(iv.end_ns);
-  r += ",\"duration_ms\":";
-  append_duration_ms_json(r, iv.duration_ns());
-  r += ",\"from_line\":";
+  put(",\"duration_ms\":");
+  p = write_duration_ms_json(p, iv.duration_ns());
+  put(",\"from_line\":");
   put_int(iv.from_line);
-  r += ",\"to_line\":";
+  put(",\"to_line\":");
   put_int(iv.to_line);
-  r += '}';
-  if (r.size() >= kRecordsBlock) flush_records();
+  *p++ = '}';
+  record_.resize(static_cast<size_t>(p - record_.data()));
+  if (record_.size() >= kRecordsBlock) flush_records();
 }
 
 void DmesgReport::add_file(const std::string& path, const std::string& name, std::ostream& warn) {
@@ -240,12 +253,19 @@ void DmesgReport::scan_lines(const std::string& name, const std::function<bool(s
   sources_.push_back(Source{name, {}, {}, {}});
   Source& s = sources_.back();
   count_summary(s, "log");
-  DmesgScanner scan(patterns_, name, [&](const DmesgInterval& iv) { on_interval(s, iv); }, opt_.variant);
+  // s.counts is copied from the scanner at the end; while reading, only its line number is read
+  // (count_summary's message), set from the interval's end line.
+  DmesgScanner scan(
+      patterns_, name,
+      [&](const DmesgInterval& iv) {
+        s.counts.lines = iv.to_line;
+        on_interval(s, iv);
+      },
+      opt_.variant);
   std::string_view line;
   uint64_t n = 0;
   while (next(line)) {
     scan.line(line);
-    s.counts = scan.counts();
     // SIGINT/SIGTERM under the command's StopSignals: stop reading, and unwinding removes the
     // output's temporary (the records stream into it with -o).
     if ((++n & 4095) == 0 && stop_requested()) throw Interrupted(stop_signal());

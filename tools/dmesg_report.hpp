@@ -60,10 +60,14 @@ class Spool {
   uint64_t bytes_ = 0;
 };
 
-/// Appends to `out` the JSON number nlohmann's dump() writes for round6(duration_ns / 1e6), the
-/// interval's duration_ms in a record, without building a value (per interval: a fast path from
-/// the integer for 100 ns to 10^15 ns, nlohmann's formatter otherwise). duration_ns >= 0.
+/// Appends to `out` round6(duration_ns / 1e6), the interval's duration_ms in a record, as a JSON
+/// number without building a value: for 100 ns to 10^15 ns its shortest decimal, from the integer
+/// (nlohmann's Grisu2 sometimes writes more digits for the same double: 1.0246170000000001 for
+/// 1.024617); otherwise nlohmann's dump(). duration_ns >= 0.
 void append_duration_ms_json(std::string& out, int64_t duration_ns);
+/// The same written at `p` (at most kDurationJsonMaxBytes); returns the end.
+inline constexpr size_t kDurationJsonMaxBytes = 64;
+char* write_duration_ms_json(char* p, int64_t duration_ns);
 
 /// What `nvmesim dmesg` was asked.
 struct DmesgReportOptions {
@@ -119,8 +123,9 @@ class DmesgReport {
   /// next call), false at the end.
   void scan_lines(const std::string& name, const std::function<bool(std::string_view&)>& next, std::ostream& warn);
   void on_interval(Source& s, const DmesgInterval& iv);
-  /// Appends the interval's record (one JSON object, the bytes nlohmann's dump() gives) to
-  /// record_, flushed to the stream_intervals_to sink, else to the intervals' spool.
+  /// Appends the interval's record (one JSON object, the bytes nlohmann's dump() gives, but for a
+  /// shorter duration_ms where its Grisu2 is not the shortest) to record_, flushed to the
+  /// stream_intervals_to sink, else to the intervals' spool.
   void write_record(const DmesgInterval& iv);
   /// A name and its JSON form (for a variant or controller, "null" for ""), recomputed only when
   /// the name changes. Throws nlohmann's type_error for a name that is not UTF-8.
