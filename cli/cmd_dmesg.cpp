@@ -50,7 +50,7 @@ int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostr
     out << opts
         << "\nExamples:\n"
            "  nvmesim dmesg /var/log/kern.log\n"
-           "  nvmesim dmesg reload-32q-msleep100.dmesg --from nvme_init --to queues\n"
+           "  nvmesim dmesg tests/data/shared/cases/reload-32q-msleep100.dmesg --from nvme_init --to queues\n"
            "  nvmesim dmesg boot-*.dmesg --from 'pci function' --to queues --pool -o real.json\n"
            "  nvmesim run --dmesg sim.dmesg && nvmesim dmesg sim.dmesg --variant '5.7 usleep_range(1000, 2000)'\n";
     return kExitOk;
@@ -88,7 +88,7 @@ int cmd_dmesg(const std::vector<std::string>& args, std::ostream& out, std::ostr
   for (const auto& path : logs) require_file_kind(path, {FileKind::kernel_log}, "a kernel log");
   // SIGINT/SIGTERM stop the reading (exit 130/143) and the output's temporary is removed.
   StopSignals stop_signals;
-  // With --out, the intervals go straight into the output's temporary as they are read (an error
+  // With --out, the intervals go into the output's temporary as they are read, in blocks (an error
   // removes it: nothing half-written); to stdout they are spooled, so that the whole output is
   // ready before the first byte reaches stdout.
   std::unique_ptr<AtomicFile> file;

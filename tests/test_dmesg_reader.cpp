@@ -409,3 +409,18 @@ TEST_CASE("append_duration_ms_json writes round6(ns / 1e6) as its shortest decim
   CHECK(same_length_other_text == 0);
   CHECK(shorter > 0);  // the Grisu2 cases above are met
 }
+
+TEST_CASE("DmesgReport: past 1024 summaries, the error names the line that ended the interval", "[dmesg]") {
+  // Controller k (0-based) opens on line 2k+1 and closes on line 2k+2. Summaries: the log (1), its
+  // variant "" (2) at the first interval, then one per controller: controller k makes 3 + k, which
+  // passes kDmesgMaxSummaries = 1024 at k = 1022, whose interval ends on line 2 * 1022 + 2 = 2046.
+  std::string log;
+  for (int k = 0; k < 1100; ++k) {
+    log += "[" + std::to_string(k + 1) + ".000000] nvme nvme" + std::to_string(k) + ": pci function 0000:04:00.0\n";
+    log += "[" + std::to_string(k + 1) + ".000500] nvme nvme" + std::to_string(k) + ": 1/0/0 default/read/poll queues\n";
+  }
+  std::ostringstream warn;
+  DmesgReport r{DmesgReportOptions{}};
+  CHECK_THROWS_WITH(r.add_lines("c.dmesg", lines_of(log), warn),
+                    Catch::StartsWith("c.dmesg: line 2046: more than 1024 summaries"));
+}

@@ -350,8 +350,8 @@ void DmesgScanner::line(std::string_view raw) {
   // FreeBSD's attach and disk lines, counted for the "no interval" error's hint.
   const bool freebsd_line = is_from && is_freebsd_controller_line(l.msg);
   const bool disk_line = is_to && is_freebsd_disk_line(l.msg);
-  counts_.freebsd_attach_lines += is_from && freebsd_line;
-  counts_.freebsd_disk_lines += is_to && disk_line;
+  counts_.freebsd_attach_lines += freebsd_line;
+  counts_.freebsd_disk_lines += disk_line;
   // A FreeBSD disk line never ends an interval a Linux or SPDK line opened: in a mixed log it
   // ends the FreeBSD attach only (nor Linux's driver-level start).
   // FreeBSD's `nvdN: <MODEL> NVMe namespace` names no controller (nvd units are numbered over

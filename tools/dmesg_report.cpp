@@ -19,7 +19,8 @@ namespace nvmesim {
 
 namespace {
 
-// The one place that opens a log: core/file_input.hpp's InputFile has the same interface.
+// The one place that opens a log (core/file_input.hpp's InputFile has its open and read_line, not
+// read_line_view).
 using DmesgInput = LogFile;
 
 using ojson = nlohmann::ordered_json;
@@ -225,6 +226,9 @@ void DmesgReport::write_record(const DmesgInterval& iv) {
   put(",\"to_line\":");
   put_int(iv.to_line);
   *p++ = '}';
+  // The room above is an upper bound by construction (keys and punctuation 106 bytes, integers
+  // at most 20 characters each, the duration at most 24); past it, memory was overwritten.
+  if (p > room_end) throw std::logic_error("DmesgReport::write_record: the record overran its reserved room");
   record_.resize(static_cast<size_t>(p - record_.data()));
   if (record_.size() >= kRecordsBlock) flush_records();
 }
@@ -290,8 +294,13 @@ void DmesgReport::scan_lines(const std::string& name, const std::function<bool(s
   std::string msg = "no interval: no line matching --to " + json_quoted(opt_.to) + " follows a line matching --from " +
                     json_quoted(opt_.from) + " with a time";
   if (opt_.variant) msg += " in the boots of variant " + json_quoted(*opt_.variant);
-  msg += " (" + std::to_string(c.lines) + " lines, " + std::to_string(c.timed_lines) + " with a time, " +
-         std::to_string(c.from_matches) + " matching --from, " + std::to_string(c.to_matches) + " matching --to";
+  // With --variant the counts are those of the selected boots: say so, and how many were skipped
+  // (a new user read "1600 lines, 0 with a time" as a log without timestamps).
+  msg += " (" + std::to_string(c.lines) + " lines" + (opt_.variant ? "; in the boots of that variant: " : ", ") +
+         std::to_string(c.timed_lines) + " with a time, " + std::to_string(c.from_matches) + " matching --from, " +
+         std::to_string(c.to_matches) + " matching --to";
+  if (opt_.variant && c.skipped_boots > 0)
+    msg += "; " + std::to_string(c.skipped_boots) + " boot(s) of other variants skipped";
   if (c.backwards) msg += ", " + std::to_string(c.backwards) + " skipped where the time goes backwards";
   msg += ")";
   if (c.freebsd_attach_lines > 0 && c.freebsd_disk_lines == 0)

@@ -94,8 +94,8 @@ class DmesgReport {
   /// --empirical over several logs without --pool or several variants without --variant, and
   /// std::logic_error after stream_intervals_to (call finish_stream() then).
   void write(const std::function<void(const char*, size_t)>& out);
-  /// Sends the document's head now, then each interval's record as it is read, to `out` instead
-  /// of spooling them (for an output that is itself a temporary, e.g. an AtomicFile: the records
+  /// Sends the document's head now, then the intervals' records as they are read (in blocks of at
+  /// most 1 MiB, each log's by the end of that log), to `out` instead of spooling them (for an output that is itself a temporary, e.g. an AtomicFile: the records
   /// are written once, not twice). Call before the first add_file/add_lines, not with
   /// `empirical`; finish the document with finish_stream(). Throws std::logic_error otherwise.
   void stream_intervals_to(std::function<void(const char*, size_t)> out);

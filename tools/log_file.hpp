@@ -3,8 +3,8 @@
 // refused unless it is a regular file (issue 16 item 5: a FIFO blocked forever), read in blocks so
 // that memory stays constant whatever the file's or a line's length (item 9). Pure C++ (POSIX).
 //
-// The same interface as core/file_input.hpp's InputFile (open, read_line); tools/ uses this one
-// until that lands, through the one alias `DmesgInput` in tools/dmesg_report.cpp.
+// core/file_input.hpp's InputFile has the same open and read_line; this one adds read_line_view
+// (no copy per line), which tools/dmesg_report.cpp uses through its alias `DmesgInput`.
 #include <cstddef>
 #include <string>
 #include <string_view>
