@@ -362,7 +362,7 @@ TEST_CASE("LogFile::read_line_view gives the lines read_line gives - across 64 K
   std::remove(path.c_str());
 }
 
-TEST_CASE("append_duration_ms_json writes round6(ns / 1e6) as its shortest decimal - never longer than nlohmann's dump()",
+TEST_CASE("append_duration_ms_json writes ns / 10^6 exactly - round6's shortest decimal - never longer than nlohmann's dump()",
           "[dmesg]") {
   // The oracles: the number must parse (strtod) to exactly the double round6 gives, and be no
   // longer than nlohmann's dump() of it (the records' format before; its Grisu2 is sometimes not
@@ -384,9 +384,21 @@ TEST_CASE("append_duration_ms_json writes round6(ns / 1e6) as its shortest decim
   CHECK(got(0) == "0.0");
   CHECK(got(1'024'617) == "1.024617");
   CHECK(want(1'024'617) == "1.0246170000000001");
-  size_t wrong_value = 0, longer = 0, same_length_other_text = 0, shorter = 0;
+  // From 10^15 ns the exact decimal (round6's double would move the sixth place: attack of stop 26).
+  CHECK(got(4'394'443'630'343'081) == "4394443630.343081");
+  CHECK(got(std::numeric_limits<int64_t>::max()) == "9223372036854.775807");
+  size_t wrong_value = 0, longer = 0, same_length_other_text = 0, shorter = 0, not_exact = 0;
   const auto check = [&](int64_t ns) {
-    const std::string g = got(ns), w = want(ns);
+    const std::string g = got(ns);
+    if (ns >= 100) {
+      // Exact: the digits with the point removed and the fraction padded to six places are ns.
+      const size_t dot = g.find('.');
+      std::string digits = g.substr(0, dot) + g.substr(dot + 1);
+      digits.append(6 - (g.size() - dot - 1), '0');
+      not_exact += dot == std::string::npos || std::stoll(digits) != ns;
+    }
+    if (ns >= 1'000'000'000'000'000) return;  // the double's own form is not exact there
+    const std::string w = want(ns);
     const double value = round6(static_cast<double>(ns) / 1e6);
     wrong_value += std::strtod(g.c_str(), nullptr) != value;
     longer += g.size() > w.size();
@@ -404,6 +416,7 @@ TEST_CASE("append_duration_ms_json writes round6(ns / 1e6) as its shortest decim
     const auto ns = static_cast<int64_t>(x) + k % 1000;
     check(ns);
   }
+  CHECK(not_exact == 0);
   CHECK(wrong_value == 0);
   CHECK(longer == 0);
   CHECK(same_length_other_text == 0);
@@ -423,4 +436,61 @@ TEST_CASE("DmesgReport: past 1024 summaries, the error names the line that ended
   DmesgReport r{DmesgReportOptions{}};
   CHECK_THROWS_WITH(r.add_lines("c.dmesg", lines_of(log), warn),
                     Catch::StartsWith("c.dmesg: line 2046: more than 1024 summaries"));
+}
+
+TEST_CASE("attack of stop 26: a /dev/kmsg record whose time does not fit is refused at its line", "[dmesg]") {
+  // Line 2's time, 10^15 us (31.7 years), has 16 digits: not read as an untimed line (which let
+  // line 3 close the interval, 4000 ms).
+  const std::string log = "6,1,1000000,-;nvme nvme0: pci function 0000:04:00.0\n"
+                          "6,2,1000000000000000,-;nvme nvme0: 32/0/0 default/read/poll queues\n"
+                          "6,3,5000000,-;nvme nvme0: 32/0/0 default/read/poll queues\n";
+  CHECK_THROWS_WITH(parse_dmesg_text(log, "k.log"),
+                    Catch::StartsWith("k.log: line 2: \"6,2,1000000000000000,-\" is not a /dev/kmsg record"));
+  // 15 digits (99 999 999 999 999 us, 3.17 years) is a time: 99 999 999 999 999 000 ns.
+  const auto p = parse_dmesg_text("6,1,1000000,-;nvme nvme0: pci function 0000:04:00.0\n"
+                                  "6,2,99999999999999,-;nvme nvme0: 32/0/0 default/read/poll queues\n",
+                                  "k.log");
+  REQUIRE(p.intervals.size() == 1);
+  CHECK(p.intervals[0].end_ns == 99'999'999'999'999'000);
+}
+
+TEST_CASE("attack of stop 26: --variant skips the lines before the first boot marker", "[dmesg]") {
+  // Before the marker: a 900 ms interval of no boot of variant A; in A's boot: 100 ms.
+  const std::string log = "[ 5.0] nvme_init\n[ 5.9] nvme nvme0: 1/1/1 default/read/poll queues\n"
+                          "# nvmesim boot {\"variant\":\"A\",\"trial\":0}\n"
+                          "[ 1.0] nvme_init\n[ 1.1] nvme nvme0: 1/1/1 default/read/poll queues\n";
+  DmesgReportOptions o;
+  o.variant = "A";
+  o.empirical = true;
+  std::ostringstream warn;
+  DmesgReport r(o);
+  r.add_lines("pre.log", lines_of(log), warn);
+  std::string out;
+  r.write([&](const char* d, size_t n) { out.append(d, n); });
+  CHECK(out == "{\"dist\":\"empirical\",\"samples\":[\"100000000ns\"]}\n");
+  // A log without markers has no boot of A: no interval.
+  DmesgReport none(o);
+  CHECK_THROWS_WITH(none.add_lines("real.log", lines_of("[ 5.0] nvme_init\n[ 5.9] nvme nvme0: 1/1/1 default/read/poll queues\n"), warn),
+                    Catch::Contains("no interval"));
+}
+
+TEST_CASE("attack of stop 26: the no-interval message lists at most 10 variants, each cut at 100 bytes", "[dmesg]") {
+  // 12 boots of variants of 300 bytes ("v0xxx...", "v1xxx...", ...) and no interval; --variant nosuch.
+  std::string log;
+  for (int k = 0; k < 12; ++k)
+    log += "# nvmesim boot {\"variant\":\"v" + std::to_string(k) + std::string(298 - (k >= 10), 'x') + "\",\"trial\":0}\n";
+  DmesgReportOptions o;
+  o.variant = "nosuch";
+  std::ostringstream warn;
+  DmesgReport r(o);
+  try {
+    r.add_lines("v.log", lines_of(log), warn);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    CHECK_THAT(m, Catch::Contains("\"v0" + std::string(98, 'x') + "\" (cut), "));
+    CHECK_THAT(m, Catch::Contains(" and 2 more"));
+    CHECK(m.find("v10") == std::string::npos);
+    CHECK(m.size() < 2000);  // 10 names of ~110 bytes and the rest of the message
+  }
 }

@@ -185,18 +185,28 @@ bool split_kmsg(std::string_view raw, DmesgLineView& l) {
   if (raw.empty() || !is_digit(raw.data()[0])) return false;  // a record starts with its level
   size_t j = 0, commas = 0;
   int64_t fields[3] = {0, 0, 0};
-  bool ok = true;
+  bool ok = true, too_big = false;
   while (j < raw.size() && raw[j] != ';' && ok) {
     if (raw[j] == ',') {
       ++commas;
     } else if (commas < 3) {
       if (!is_digit(raw[j])) ok = false;
       else if (fields[commas] < 100000000000000) fields[commas] = fields[commas] * 10 + (raw[j] - '0');
-      else ok = false;  // more than 31 years in microseconds: not a kmsg record
+      else too_big = true;  // more than 31 years in microseconds (a sequence number as long is no record either)
     }
     ++j;
   }
   if (!(ok && commas >= 3 && j < raw.size() && j > 0 && is_digit(raw[0]))) return false;
+  if (too_big) {
+    // A record of the right shape whose numbers do not fit: refused at its line, as a printk time
+    // of more than 9 digits of seconds is, not read as untimed (attack of stop 26: the interval
+    // then closed at a later line).
+    l.bad_time = "\"" + std::string(raw.substr(0, std::min<size_t>(j, 40))) +
+                 "\" is not a /dev/kmsg record the reader takes: a number of more than 15 digits (the time "
+                 "would be more than 31 years of microseconds)";
+    l.msg = raw;
+    return true;
+  }
   l.timed = true;
   l.ns = fields[2] * 1000;
   l.msg = raw.substr(j + 1);

@@ -243,6 +243,9 @@ DmesgScanner::DmesgScanner(const DmesgPatterns& patterns, std::string source, In
                            std::optional<std::string> variant)
     : patterns_(patterns), source_(std::move(source)), on_interval_(std::move(on_interval)),
       want_variant_(std::move(variant)) {
+  // With a variant chosen, lines before the first boot marker (and a log without markers) belong
+  // to no boot of it: skipped (attack of stop 26: they were pooled into the variant).
+  skipping_ = want_variant_.has_value();
   // One interval record, refilled per interval (its strings keep their capacity: no allocation
   // per interval).
   iv_.source = source_;

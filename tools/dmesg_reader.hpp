@@ -158,7 +158,7 @@ class DmesgScanner {
   std::vector<std::string> variants_;
   std::string variant_;
   int64_t trial_ = -1;
-  bool skipping_ = false;  ///< inside a boot of another variant
+  bool skipping_ = false;  ///< inside a boot of another variant, or before the first marker with a variant chosen
   std::optional<int64_t> last_ns_;
   size_t last_line_ = 0;
   std::optional<size_t> first_untimed_match_;

@@ -29,6 +29,13 @@ ojson name_or_null(const std::string& s) { return s.empty() ? ojson() : ojson(s)
 
 std::string json_quoted(const std::string& s) { return ojson(s).dump(); }
 
+// The first at most `n` bytes of UTF-8 `s`, not cutting a character.
+std::string utf8_prefix(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
 }  // namespace
 
 void DurationSummary::add(int64_t ns) {
@@ -146,7 +153,10 @@ char* write_duration_ms_json(char* p, int64_t duration_ns) {
   // such a value in fixed notation (decimal exponent -3 to 9, within its -4 < n <= 15), with
   // ".0" for a whole number; where its Grisu2 is not the shortest (1.0246170000000001), this
   // writes the shortest form of the same double. Anything else goes through nlohmann's formatter.
-  if (duration_ns >= 100 && duration_ns < 1'000'000'000'000'000) {
+  // From 10^15 ns on (11.6 days) the doubles are too sparse for six places and round6's three
+  // roundings can move the sixth decimal (4394443630.343081 gave ...082: attack of stop 26): the
+  // exact decimal of the integer is written there too.
+  if (duration_ns >= 100) {
     const auto whole = duration_ns / 1'000'000, frac = duration_ns % 1'000'000;
     p = std::to_chars(p, p + 20, whole).ptr;
     *p++ = '.';
@@ -308,8 +318,14 @@ void DmesgReport::scan_lines(const std::string& name, const std::function<bool(s
            "and a scenario's controller has none unless it sets controllers[].identify.nn (default 0): set it to 1 "
            "or more for --dmesg";
   if (opt_.variant && c.boots > 0) {
+    // At most 10 names of at most 100 bytes each (a log may hold 1000 variants of 64 KiB).
     msg += "; the log's variants:";
-    for (size_t i = 0; i < scan.variants().size(); ++i) msg += (i ? ", " : " ") + json_quoted(scan.variants()[i]);
+    const auto& vs = scan.variants();
+    for (size_t i = 0; i < vs.size() && i < 10; ++i) {
+      const std::string& v = vs[i];
+      msg += (i ? ", " : " ") + (v.size() <= 100 ? json_quoted(v) : json_quoted(utf8_prefix(v, 100)) + " (cut)");
+    }
+    if (vs.size() > 10) msg += " and " + std::to_string(vs.size() - 10) + " more";
   }
   throw InputError::in_source(name, msg);
 }

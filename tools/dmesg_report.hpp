@@ -60,10 +60,12 @@ class Spool {
   uint64_t bytes_ = 0;
 };
 
-/// Appends to `out` round6(duration_ns / 1e6), the interval's duration_ms in a record, as a JSON
-/// number without building a value: for 100 ns to 10^15 ns its shortest decimal, from the integer
-/// (nlohmann's Grisu2 sometimes writes more digits for the same double: 1.0246170000000001 for
-/// 1.024617); otherwise nlohmann's dump(). duration_ns >= 0.
+/// Appends to `out` the interval's duration_ms in a record, as a JSON number without building a
+/// value: for 100 ns and more the exact decimal duration_ns / 10^6 from the integer (below 10^15 ns
+/// that is the shortest decimal of round6(duration_ns / 1e6), which nlohmann's Grisu2 sometimes
+/// writes with more digits for the same double: 1.0246170000000001 for 1.024617; from 10^15 ns the
+/// double has no six exact places, and the decimal is the exact value); below 100 ns nlohmann's
+/// dump() of round6(duration_ns / 1e6) (9.9e-05). duration_ns >= 0.
 void append_duration_ms_json(std::string& out, int64_t duration_ns);
 /// The same written at `p` (at most kDurationJsonMaxBytes); returns the end.
 inline constexpr size_t kDurationJsonMaxBytes = 64;
