@@ -106,7 +106,8 @@ std::optional<int64_t> parse_iso(std::string_view s, size_t& i, bool space, std:
     *bad = "\"" + std::string(shown) + "\" is not a time: " + why;
     return std::nullopt;
   };
-  // ns since the epoch stay within int64 (2262); 1970 keeps them above -24 h (a zone east of UTC on 1970-01-01 gives a negative time).
+  // ns since the epoch stay within int64 (2262); 1970 keeps them above -24 h (a zone east of UTC
+  // on 1970-01-01 gives a negative time).
   if (y < 1970 || y > 2200) return fail("the year must be 1970 to 2200");
   if (mo < 1 || mo > 12) return fail("the month must be 01 to 12");
   if (d < 1 || d > days_in_month(y, mo))

@@ -147,15 +147,12 @@ void DmesgReport::flush_records() {
 }
 
 char* write_duration_ms_json(char* p, int64_t duration_ns) {
-  // 100 ns to 10^15 ns: round6(ns / 1e6) is the double nearest to the decimal ns / 10^6 (six
-  // places), and its shortest round-trip form is that decimal: between 0.0001 and 10^9 ms the
-  // doubles are closer together than 10^-6, so no shorter decimal maps to it. nlohmann writes
-  // such a value in fixed notation (decimal exponent -3 to 9, within its -4 < n <= 15), with
-  // ".0" for a whole number; where its Grisu2 is not the shortest (1.0246170000000001), this
-  // writes the shortest form of the same double. Anything else goes through nlohmann's formatter.
-  // From 10^15 ns on (11.6 days) the doubles are too sparse for six places and round6's three
-  // roundings can move the sixth decimal (4394443630.343081 gave ...082: attack of stop 26): the
-  // exact decimal of the integer is written there too.
+  // From 100 ns: the exact decimal ns / 10^6, in nlohmann's fixed notation ("77.0" for a whole
+  // number). Below 10^15 ns that is the shortest form of round6(ns / 1e6), the double nearest to
+  // it (the doubles there are closer together than 10^-6 ms), which nlohmann's Grisu2 sometimes
+  // writes longer (1.0246170000000001). From 10^15 ns the double has no six exact places and
+  // round6's roundings moved the sixth (4394443630.343081 gave ...082: attack of stop 26).
+  // Below 100 ns nlohmann writes an exponent (9.9e-05): its own formatter.
   if (duration_ns >= 100) {
     const auto whole = duration_ns / 1'000'000, frac = duration_ns % 1'000'000;
     p = std::to_chars(p, p + 20, whole).ptr;
@@ -195,16 +192,16 @@ const std::string& DmesgReport::QuotedCache::get(const std::string& s) {
 // end_ns, duration_ms, from_line, to_line} (the first version built that object per interval:
 // about half of the CPU for a 244 MB log of 2.8 M intervals, bench/results.md "nvmesim dmesg
 // throughput"), without a tree per interval: the names are quoted once per change of name, the
-// integers go through std::to_chars, the duration through append_duration_ms_json (nlohmann's
-// format, "77.0" for a whole value, but always the shortest decimal of the double).
+// integers go through std::to_chars, the duration through write_duration_ms_json (nlohmann's
+// format, "77.0" for a whole value, with the exact decimal of the ns).
 void DmesgReport::write_record(const DmesgInterval& iv) {
   const std::string& source = source_q_.get(iv.source);
   const std::string& variant = variant_q_.get(iv.variant);
   const std::string& ctrl = ctrl_q_.get(iv.ctrl);
   // Written through a pointer into room reserved at the end of record_ (one resize per record,
   // not a dozen appends: each append is a checked memcpy under the asan preset, issue 16 item 9).
-  // Room: the quoted names, 5 integers of at most 20 characters, the duration (at most kDurationJsonMaxBytes) and
-  // 112 characters of keys and punctuation.
+  // Room: the quoted names, 5 integers of at most 20 characters, the duration (at most
+  // kDurationJsonMaxBytes) and 112 characters of keys and punctuation.
   const size_t at = record_.size();
   record_.resize(at + source.size() + variant.size() + ctrl.size() + 5 * 20 + kDurationJsonMaxBytes + 112);
   char* p = &record_[at];
