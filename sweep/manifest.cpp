@@ -65,9 +65,13 @@ std::string read_small_file(const std::string& path, size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   std::string s;
   if (!in) return s;
-  s.resize(max_bytes);
-  in.read(&s[0], static_cast<std::streamsize>(max_bytes));
-  s.resize(static_cast<size_t>(in.gcount()));
+  // In blocks, so that a small file costs its size, not max_bytes of zeroed memory.
+  char buf[16384];
+  while (s.size() < max_bytes) {
+    in.read(buf, static_cast<std::streamsize>(std::min(sizeof buf, max_bytes - s.size())));
+    if (in.gcount() <= 0) break;
+    s.append(buf, static_cast<size_t>(in.gcount()));
+  }
   return s;
 }
 

@@ -98,6 +98,86 @@ int stop_signal_of(int status) {
   return 0;
 }
 
+/// What a worker that exited 0 left, read back from its files: complete only when the point file
+/// is complete for `scenario` (read_point_file) and every other selected output exists and can
+/// be read; then the point file's summary, the outputs' records and the point file's record,
+/// which the manifest keeps for --resume and merge to check.
+struct PointCheck {
+  bool complete = false;
+  ojson summary, outputs, jsonl;
+};
+
+PointCheck check_point_outputs(const SweepPoint& p, const SweepOutputs& o, const std::string& points_dir,
+                               const ojson& scenario) {
+  PointCheck c;
+  const std::string path = points_dir + "/" + p.id + ".jsonl";
+  if (read_point_file(path, scenario, c.summary) != FileState::complete) return PointCheck{};
+  for (const auto& n : extra_output_names(o, p.id))
+    if (!file_exists(points_dir + "/" + n)) return PointCheck{};
+  if (o.any()) {
+    c.outputs = output_records(o, points_dir, p.id);
+    if (c.outputs.is_null()) return PointCheck{};
+  }
+  c.jsonl = jsonl_record(path);
+  if (c.jsonl.is_null()) return PointCheck{};
+  c.complete = true;
+  return c;
+}
+
+/// The check as one JSON line: {"complete":false}, or {"complete":true,"summary":S,"outputs":O,
+/// "jsonl":J}. nlohmann writes each double in its shortest round-trip form, so reading it back
+/// gives the same values and the manifest the same bytes as a check made in the sweep itself.
+std::string check_text(const PointCheck& c) {
+  ojson j;
+  j["complete"] = c.complete;
+  if (c.complete) {
+    j["summary"] = c.summary;
+    j["outputs"] = c.outputs;
+    j["jsonl"] = c.jsonl;
+  }
+  return j.dump() + "\n";
+}
+
+/// Reads a check written by check_text; false when the file is missing, cut or not one.
+bool read_check(const std::string& path, PointCheck& c) {
+  const std::string text = read_small_file(path, size_t{64} << 20);
+  if (text.empty() || text.back() != '\n') return false;
+  try {
+    ojson j = ojson::parse(text);
+    if (!j.is_object() || !j.contains("complete") || !j["complete"].is_boolean()) return false;
+    c = PointCheck{};
+    if (!j["complete"].get<bool>()) return true;
+    if (!j.contains("summary") || !j["summary"].is_object() || !j.contains("jsonl") || !j["jsonl"].is_object() ||
+        !j.contains("outputs"))
+      return false;
+    c.complete = true;
+    c.summary = std::move(j["summary"]);
+    c.outputs = std::move(j["outputs"]);
+    c.jsonl = std::move(j["jsonl"]);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+/// Writes all of `text` to a new file `path` (0644); false on any failure (the file may then be
+/// partial: its reader requires the final newline).
+bool write_new_file(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  size_t off = 0;
+  while (off < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      return false;
+    }
+    off += static_cast<size_t>(n);
+  }
+  return ::close(fd) == 0;
+}
+
 // Closes a file descriptor when it goes out of scope.
 struct FdCloser {
   int fd;
@@ -163,6 +243,12 @@ class WorkerPool {
     pid_t pid = 0;
   };
   std::string scenario_name(const PointState& st) const { return st.point->id + ".json"; }
+  /// The file in DIR/.work where a forked worker leaves the check of its outputs (check_text).
+  static std::string check_name(const PointState& st) { return st.point->id + ".check.json"; }
+  // The body of a forked worker, in DIR/.work with its descriptors set: writes the point's
+  // scenario, runs the point, checks its outputs and leaves the check. Returns the exit status;
+  // never throws (an exception would unwind into the sweep's frames, which this process copied).
+  int forked_worker(const PointState& st, const std::string& scen, const std::vector<std::string>& args) const;
   void cleanup_worker(const PointState& st, pid_t pid) const;
   // Removes the point's outputs (a point not done has none).
   void remove_outputs(const PointState& st) const;
@@ -201,13 +287,16 @@ void WorkerPool::cleanup_worker(const PointState& st, pid_t pid) const {
   if (opt_.outputs.vcd) std::remove((d_.points + "/." + st.point->id + kVcdExt + ".sc." + p + ".vcd").c_str());
   std::remove((d_.work + "/" + scenario_name(st)).c_str());
   std::remove((d_.work + "/" + st.point->id + ".stderr").c_str());
+  std::remove((d_.work + "/" + check_name(st)).c_str());
 }
 
 void WorkerPool::spawn(size_t si) {
   PointState& st = states_[si];
   const std::string scen = scenario_name(st);
-  {
-    // A scratch file for the worker (it is removed afterwards), so no fsync.
+  // The point's scenario, a scratch file for the worker (it is removed afterwards), so no fsync.
+  // A forked worker writes it itself: its CPU is then spent in parallel, not in this process,
+  // which every worker waits for (issue 15 item 5).
+  if (!opt_.worker_main) {
     std::ofstream f(d_.work + "/" + scen, std::ios::binary | std::ios::trunc);
     f << point_scenario(sw_, *st.point).dump() << "\n";
     f.close();
@@ -252,7 +341,7 @@ void WorkerPool::spawn(size_t si) {
       std::cout.clear();
       std::cerr.clear();
       std::clog.clear();
-      ::_exit(opt_.worker_main(args));
+      ::_exit(forked_worker(st, scen, args));
     }
     ::execv(opt_.exe.c_str(), argv.data());
     ::_exit(127);
@@ -260,8 +349,29 @@ void WorkerPool::spawn(size_t si) {
   running_.push_back({si, pid});
 }
 
+int WorkerPool::forked_worker(const PointState& st, const std::string& scen, const std::vector<std::string>& args) const {
+  try {
+    const ojson scenario = point_scenario(sw_, *st.point);
+    if (!write_new_file(scen, scenario.dump() + "\n")) {
+      const int e = errno;
+      std::cerr << "nvmesim: error: " << d_.work << "/" << scen << ": cannot write (" << std::strerror(e) << ")\n";
+      return kWorkerExitIo;
+    }
+    const int rc = opt_.worker_main(args);
+    if (rc != 0) return rc;
+    // The sweep reads the check back and, when it cannot, checks the outputs itself: a check
+    // not written costs time, not correctness, so its failure is not the point's.
+    write_new_file(check_name(st), check_text(check_point_outputs(*st.point, opt_.outputs, "../points", scenario)));
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "nvmesim: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "nvmesim: internal error: unknown exception in a worker\n";
+  }
+  return 70;  // EX_SOFTWARE
+}
+
 void WorkerPool::settle(PointState& st, int status) {
-  const std::string path = d_.points + "/" + st.point->id + ".jsonl";
   if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerExitIo) {
     // The disk, not the point (issue 16 item 19: a full disk failed every point, exit 1): the
     // point stays pending, no more are started, the running ones are stopped, and the sweep
@@ -274,15 +384,16 @@ void WorkerPool::settle(PointState& st, int status) {
     st.status = PointStatus::pending;
     remove_outputs(st);
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    bool complete = read_point_file(path, point_scenario(sw_, *st.point), st.summary) == FileState::complete;
-    for (const auto& n : extra_output_names(opt_.outputs, st.point->id)) complete = complete && file_exists(d_.points + "/" + n);
-    if (complete && opt_.outputs.any()) {
-      st.outputs = output_records(opt_.outputs, d_.points, st.point->id);  // recorded for --resume to check
-      complete = !st.outputs.is_null();
-    }
+    // A forked worker checked its own outputs (the same check, in parallel with the other
+    // workers) and left the result; an executed one, or a forked one that could not, is checked here.
+    PointCheck check;
+    if (!opt_.worker_main || !read_check(d_.work + "/" + check_name(st), check))
+      check = check_point_outputs(*st.point, opt_.outputs, d_.points, point_scenario(sw_, *st.point));
+    const bool complete = check.complete;
     if (complete) {
-      st.jsonl = jsonl_record(path);  // recorded for --resume and merge to check
-      complete = !st.jsonl.is_null();
+      st.summary = std::move(check.summary);
+      st.outputs = std::move(check.outputs);  // recorded for --resume to check
+      st.jsonl = std::move(check.jsonl);      // recorded for --resume and merge to check
     }
     if (complete) {
       st.status = PointStatus::done;

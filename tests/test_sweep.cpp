@@ -507,6 +507,95 @@ TEST_CASE("sweep workers are forks that run the point without executing a binary
   std::remove(sweep.c_str());
 }
 
+// Issue 15 item 5 (stop 27): a forked worker writes its point's scenario and checks its own outputs
+// (DIR/.work/<id>.check.json), so that the sweep process, which every worker waits for, only reads
+// that check back. The manifest must be the one a sweep that checks every file itself writes: an
+// executed worker (no worker_main) has no check, so the sweep checks its files (the old path).
+TEST_CASE("a forked worker's own check gives the manifest of a sweep that checks the files itself", "[sweep][process]") {
+  const std::string sweep = write_grid6("tc", 20);
+  for (const char* d : {"tc-exec", "tc-fork", "tc-nocheck"}) remove_tree(d);
+  const Sweep sw = nvmesim::load_sweep_file(sweep);
+  nvmesim::SweepRunOptions o;
+  o.jobs = 2;
+  o.quiet = true;
+  std::ostringstream err;
+  o.out_dir = "tc-exec";
+  o.exe = NVMESIM_BINARY;
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  const auto run_point = [](const std::vector<std::string>& argv) {
+    std::vector<const char*> a;
+    for (const auto& x : argv) a.push_back(x.c_str());
+    a.push_back(nullptr);
+    return nvmesim::cli_process_main(static_cast<int>(argv.size()), a.data());
+  };
+  o.out_dir = "tc-fork";
+  o.exe = "/nonexistent/nvmesim";
+  o.worker_main = run_point;
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  INFO(err.str());
+  // A worker whose check cannot be written (a folder holds its name, in its working folder
+  // DIR/.work): the sweep checks that point's files itself. Mutant: a point without a check
+  // counted as failed: this fails.
+  o.out_dir = "tc-nocheck";
+  o.worker_main = [&](const std::vector<std::string>& argv) {
+    const std::string scenario = argv.at(2);  // {"nvmesim", "run", "<id>.json", ...}
+    const std::string id = scenario.substr(0, scenario.size() - 5);
+    if (::mkdir((id + ".check.json").c_str(), 0755) != 0) return 99;  // (no REQUIRE in a forked child)
+    return run_point(argv);
+  };
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  const ojson m_exec = ojson::parse(slurp("tc-exec/manifest.json"));
+  REQUIRE(m_exec["points"].size() == 6);
+  for (const auto& p : m_exec["points"]) {
+    CHECK(p["status"] == "done");
+    CHECK(p["jsonl"]["bytes"].get<uint64_t>() > 0);
+    CHECK(p["variants"].size() == 1);
+  }
+  CHECK(ojson::parse(slurp("tc-fork/manifest.json")) == m_exec);
+  CHECK(slurp("tc-fork/manifest.json") == slurp("tc-exec/manifest.json"));
+  CHECK(slurp("tc-nocheck/manifest.json") == slurp("tc-exec/manifest.json"));
+  // The check files and the folders in their place are gone with DIR/.work.
+  CHECK(entries("tc-fork") == std::vector<std::string>{"manifest.json", "points"});
+  for (const char* d : {"tc-exec", "tc-fork", "tc-nocheck"}) remove_tree(d);
+  std::remove(sweep.c_str());
+}
+
+// A forked worker that exits 0 but leaves a point file cut short is checked as before: the point
+// fails with the message of an incomplete file (its check says so; the sweep does not trust the
+// exit status). Mutant: a check that returns complete without reading the file: this fails.
+TEST_CASE("a forked worker's check fails a point whose file it cut short", "[sweep][process]") {
+  const std::string sweep = write_grid6("tcut", 20);
+  remove_tree("tcut-1");
+  const Sweep sw = nvmesim::load_sweep_file(sweep);
+  nvmesim::SweepRunOptions o;
+  o.out_dir = "tcut-1";
+  o.jobs = 1;
+  o.quiet = true;
+  o.exe = "/nonexistent/nvmesim";
+  o.worker_main = [](const std::vector<std::string>& argv) {
+    std::vector<const char*> a;
+    for (const auto& x : argv) a.push_back(x.c_str());
+    a.push_back(nullptr);
+    const int rc = nvmesim::cli_process_main(static_cast<int>(argv.size()), a.data());
+    const std::string out = argv.at(argv.size() - 1);  // "../points/<id>.jsonl", the last argument
+    struct stat st;  // (no REQUIRE in a forked child: a failed step fails the point another way)
+    if (out.rfind("../points/", 0) != 0 || ::stat(out.c_str(), &st) != 0) return 99;
+    if (::truncate(out.c_str(), st.st_size - 10) != 0) return 98;  // into the summary line
+    return rc;
+  };
+  std::ostringstream err;
+  CHECK(nvmesim::run_sweep(sw, o, err) == 1);  // points failed
+  const ojson m = ojson::parse(slurp("tcut-1/manifest.json"));
+  REQUIRE(m["points"].size() == 6);
+  for (const auto& p : m["points"]) {
+    CHECK(p["status"] == "failed");
+    CHECK(p.value("error", std::string()).find("without a complete points/") != std::string::npos);
+  }
+  CHECK(entries("tcut-1/points").empty());  // a failed point's outputs are removed
+  remove_tree("tcut-1");
+  std::remove(sweep.c_str());
+}
+
 // Review of stop 24: a forked worker inherited the sweep's stream state, so after a failed write
 // to the sweep's own stderr (badbit) the point's message never reached its .stderr file and the
 // manifest's error had no text. Mutant: drop the std::cerr.clear() in the child: this fails.
