@@ -213,10 +213,11 @@ bool is_worker_temporary(const std::string& name, const std::set<std::string>& i
   return false;
 }
 
-/// Whether `name` in DIR/.work is a worker's scratch file: "<id>.json" (its scenario) or
-/// "<id>.stderr" for one of the sweep's point ids.
+/// Whether `name` in DIR/.work is a worker's scratch file: "<id>.json" (its scenario),
+/// "<id>.stderr" or "<id>.check.json" (a forked worker's check of its outputs) for one of the
+/// sweep's point ids.
 bool is_worker_scratch(const std::string& name, const std::set<std::string>& ids) {
-  for (const char* ext : {".json", ".stderr"}) {
+  for (const char* ext : {".json", ".stderr", ".check.json"}) {
     const size_t n = std::strlen(ext);
     if (name.size() > n && name.compare(name.size() - n, n, ext) == 0 && ids.count(name.substr(0, name.size() - n)))
       return true;

@@ -160,8 +160,8 @@ bool read_check(const std::string& path, PointCheck& c) {
   }
 }
 
-/// Writes all of `text` to a new file `path` (0644); false on any failure (the file may then be
-/// partial: its reader requires the final newline).
+/// Writes all of `text` to a new file `path` (0644); false with errno set on any failure (the file
+/// may then be partial: its reader requires the final newline).
 bool write_new_file(const std::string& path, const std::string& text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return false;
@@ -170,7 +170,9 @@ bool write_new_file(const std::string& path, const std::string& text) {
     const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
+      const int e = n < 0 ? errno : ENOSPC;  // the caller reports errno, not close's
       ::close(fd);
+      errno = e;
       return false;
     }
     off += static_cast<size_t>(n);

@@ -105,6 +105,7 @@ TEST_CASE("a sweep removes only the files it made in DIR/.work and DIR/points (i
   mkdir("tl-d/.work", 0777);
   spit("tl-d/.work/" + id0 + ".json", "{}");
   spit("tl-d/.work/" + id0 + ".stderr", "");
+  spit("tl-d/.work/" + id0 + ".check.json", "{\"complete\":");  // a forked worker's check (stop 27)
   // ...and files of the user's with similar names.
   const std::vector<std::string> users = {"tl-d/points/.notes.tmp.1", "tl-d/points/." + files[0] + ".tmp.mine",
                                           "tl-d/points/.other-0123.jsonl.tmp.77.0"};
