@@ -79,7 +79,34 @@ struct PointState {
   nlohmann::ordered_json jsonl;
 };
 
-/// The folders of a sweep: DIR, DIR/points, DIR/.work (the workers' scenario and stderr files).
+/// What a worker that exited 0 left, read back from its files: complete only when the point file
+/// is complete for the point's scenario (read_point_file) and every other selected output exists
+/// and can be read; then the point file's summary, the outputs' records (output_records) and the
+/// point file's record (jsonl_record), which the manifest keeps for --resume and merge to check.
+struct PointCheck {
+  bool complete = false;
+  nlohmann::ordered_json summary, outputs, jsonl;
+};
+
+/// Checks point `p`'s outputs in `points_dir` against `scenario` (its point_scenario). Reads the
+/// files; never throws for a missing or bad file (not complete), only std::bad_alloc.
+PointCheck check_point_outputs(const SweepPoint& p, const SweepOutputs& o, const std::string& points_dir,
+                               const nlohmann::ordered_json& scenario);
+
+/// A forked worker's check of its own outputs as it leaves it in DIR/.work/<id>.check.json (issue
+/// 15 item 5, stop 27): one JSON line {"id":ID,"complete":false} or {"id":ID,"complete":true,
+/// "summary":S,"outputs":O,"jsonl":J}. nlohmann writes each double in its shortest round-trip form,
+/// so read_check gives back the same values, and the manifest the same bytes as a check made by
+/// the sweep itself.
+std::string check_text(const std::string& id, const PointCheck& c);
+
+/// Reads a check written by check_text for point `id` into `c`; false when the file is missing,
+/// cut (no final newline), over 64 MiB, not such a check, or another point's (then the sweep
+/// checks the files itself).
+bool read_check(const std::string& path, const std::string& id, PointCheck& c);
+
+/// The folders of a sweep: DIR, DIR/points, DIR/.work (the workers' scenario, stderr and check
+/// files; a folder of DIR's own, never a link: prepare_dir refuses one).
 struct SweepDirs {
   std::string dir, points, work;
   explicit SweepDirs(const std::string& out_dir)
@@ -96,9 +123,10 @@ int lock_dir(const std::string& dir);
 /// shard (InputError otherwise). A folder without a manifest is then claimed: DIR/manifest.json
 /// (every point pending, the run record `run`) is written before DIR/points and DIR/.work are
 /// made. Then removes what an interrupted run of this sweep (SIGKILL, power loss) left, by name
-/// only: ".<id>.jsonl.tmp.<pid>.<n>" in DIR/points and "<id>.json", "<id>.stderr" in DIR/.work,
-/// for the sweep's point ids; other files in DIR/points stay, and another file in DIR/.work is
-/// an InputError (nothing removed).
+/// only: ".<id>.jsonl.tmp.<pid>.<n>" in DIR/points and "<id>.json", "<id>.stderr",
+/// "<id>.check.json" in DIR/.work, for the sweep's point ids; other files in DIR/points stay, and
+/// another file in DIR/.work is an InputError (nothing removed). DIR/.work that is a symbolic
+/// link, or whose parent is not DIR, is an InputError too.
 void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool resume, const nlohmann::ordered_json& run,
                  const SweepOutputs& outputs);
 

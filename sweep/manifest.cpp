@@ -225,6 +225,21 @@ bool is_worker_scratch(const std::string& name, const std::set<std::string>& ids
   return false;
 }
 
+/// DIR/.work must be a folder of DIR's own, not a symbolic link: each worker runs in it and writes
+/// its outputs to "../points" from there, which is DIR/points only when DIR/.work's parent is DIR
+/// (review of stop 27: through a link to another folder, the points went to that folder's points/,
+/// and the workers' own checks of them said done). Throws InputError otherwise.
+void require_own_work_dir(const SweepDirs& d) {
+  struct stat work, up, dir;
+  const bool link = ::lstat(d.work.c_str(), &work) == 0 && S_ISLNK(work.st_mode);
+  const bool same = ::stat((d.work + "/..").c_str(), &up) == 0 && ::stat(d.dir.c_str(), &dir) == 0 &&
+                    up.st_dev == dir.st_dev && up.st_ino == dir.st_ino;
+  if (link || !same)
+    throw InputError::in_source(d.work, std::string(link ? "is a symbolic link" : "is not a folder inside " + d.dir) +
+                                            "; the sweep's workers run in it and write to ../points, so it must be "
+                                            "a plain folder of the sweep folder: remove it (the sweep makes it)");
+}
+
 /// Removes what an interrupted run of this sweep (SIGKILL, power loss) left: its workers'
 /// temporaries in DIR/points and their scratch files in DIR/.work, recognised by name, and
 /// nothing else (issue 16 item 15: a new sweep removed every file there). Throws InputError,
@@ -270,13 +285,17 @@ void prepare_dir(const SweepDirs& d, const Sweep& sw, const Shard& shard, bool r
     throw InputError::in_source(
         d.dir, "already holds sweep results; add --resume to continue that sweep, or choose a new --out folder");
   if (file_exists(manifest_path)) check_manifest_matches(manifest_path, sw, shard, outputs);
-  else if (file_exists(d.work)) remove_leftovers(d, sw);  // checked before the folder is claimed
+  else if (file_exists(d.work)) {  // checked before the folder is claimed
+    require_own_work_dir(d);
+    remove_leftovers(d, sw);
+  }
   // The claim (issue 16 item 13): the manifest, every point pending, is in DIR before anything
   // else of the sweep is, so that a sweep killed from here on leaves a folder that another sweep
   // or shard refuses, and a new run of this one takes only with --resume.
   if (!file_exists(manifest_path)) write_manifest(d.dir, sw, shard, run, outputs, pending_states(sw, shard));
   make_dir(d.points);
   make_dir(d.work);
+  require_own_work_dir(d);
   remove_leftovers(d, sw);
 }
 

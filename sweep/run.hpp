@@ -51,7 +51,11 @@ struct SweepRunOptions {
   /// most of it dynamic linking, and the fork skips it). The child has its own SystemC
   /// elaboration, as an executed worker does: this process must never have elaborated (sweep/
   /// has no SystemC). Called in the child with stdin and stdout on /dev/null, stderr on the
-  /// point's .stderr file, in DIR/.work, no other descriptor open.
+  /// point's .stderr file, in DIR/.work, no other descriptor open. Before it, the child writes
+  /// the point's scenario DIR/.work/<id>.json (a failure: exit 3, an I/O failure that stops the
+  /// sweep); after it returns 0, the child checks the point's outputs and leaves the verdict in
+  /// DIR/.work/<id>.check.json, which the sweep reads instead of the files (sweep/folder.hpp,
+  /// check_text).
   std::function<int(const std::vector<std::string>& argv)> worker_main;
   SweepOutputs outputs;            ///< each point's outputs besides its .jsonl
   std::string sweep_file;          ///< the sweep file's absolute path, recorded in the manifest's

@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +27,62 @@
 namespace nvmesim {
 
 using ojson = nlohmann::ordered_json;
+
+namespace sweep_detail {
+
+PointCheck check_point_outputs(const SweepPoint& p, const SweepOutputs& o, const std::string& points_dir,
+                               const ojson& scenario) {
+  PointCheck c;
+  const std::string path = points_dir + "/" + p.id + ".jsonl";
+  if (read_point_file(path, scenario, c.summary) != FileState::complete) return PointCheck{};
+  for (const auto& n : extra_output_names(o, p.id))
+    if (!file_exists(points_dir + "/" + n)) return PointCheck{};
+  if (o.any()) {
+    c.outputs = output_records(o, points_dir, p.id);
+    if (c.outputs.is_null()) return PointCheck{};
+  }
+  c.jsonl = jsonl_record(path);
+  if (c.jsonl.is_null()) return PointCheck{};
+  c.complete = true;
+  return c;
+}
+
+std::string check_text(const std::string& id, const PointCheck& c) {
+  ojson j;
+  j["id"] = id;
+  j["complete"] = c.complete;
+  if (c.complete) {
+    j["summary"] = c.summary;
+    j["outputs"] = c.outputs;
+    j["jsonl"] = c.jsonl;
+  }
+  return j.dump() + "\n";
+}
+
+bool read_check(const std::string& path, const std::string& id, PointCheck& c) {
+  const std::string text = read_small_file(path, size_t{64} << 20);
+  if (text.empty() || text.back() != '\n') return false;
+  try {
+    ojson j = ojson::parse(text);
+    if (!j.is_object() || j.value("id", ojson()) != ojson(id) || !j.contains("complete") || !j["complete"].is_boolean())
+      return false;
+    c = PointCheck{};
+    if (!j["complete"].get<bool>()) return true;
+    if (!j.contains("summary") || !j["summary"].is_object() || !j.contains("jsonl") || !j["jsonl"].is_object() ||
+        !j["jsonl"].contains("bytes") || !j["jsonl"]["bytes"].is_number_unsigned() || !j.contains("outputs"))
+      return false;
+    c.complete = true;
+    c.summary = std::move(j["summary"]);
+    c.outputs = std::move(j["outputs"]);
+    c.jsonl = std::move(j["jsonl"]);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace sweep_detail
+
 using namespace sweep_detail;
 
 namespace {
@@ -33,6 +90,11 @@ namespace {
 /// The exit status of `nvmesim run` for an I/O failure (kExitIo of cli/cli.hpp, which sweep/
 /// does not include): the disk is full or unwritable, so the sweep stops.
 constexpr int kWorkerExitIo = 3;
+/// kExitInternal of cli/cli.hpp: a forked worker's exception outside `run` (a bug of ours).
+constexpr int kWorkerExitInternal = 4;
+/// A forked or executed worker that could not enter DIR/.work or create its .stderr file there
+/// (a full disk, no inodes left): it exits before it can say why, so the sweep says it.
+constexpr int kWorkerExitSetup = 126;
 
 const char* signal_name(int sig) {
   switch (sig) {
@@ -98,72 +160,13 @@ int stop_signal_of(int status) {
   return 0;
 }
 
-/// What a worker that exited 0 left, read back from its files: complete only when the point file
-/// is complete for `scenario` (read_point_file) and every other selected output exists and can
-/// be read; then the point file's summary, the outputs' records and the point file's record,
-/// which the manifest keeps for --resume and merge to check.
-struct PointCheck {
-  bool complete = false;
-  ojson summary, outputs, jsonl;
-};
-
-PointCheck check_point_outputs(const SweepPoint& p, const SweepOutputs& o, const std::string& points_dir,
-                               const ojson& scenario) {
-  PointCheck c;
-  const std::string path = points_dir + "/" + p.id + ".jsonl";
-  if (read_point_file(path, scenario, c.summary) != FileState::complete) return PointCheck{};
-  for (const auto& n : extra_output_names(o, p.id))
-    if (!file_exists(points_dir + "/" + n)) return PointCheck{};
-  if (o.any()) {
-    c.outputs = output_records(o, points_dir, p.id);
-    if (c.outputs.is_null()) return PointCheck{};
-  }
-  c.jsonl = jsonl_record(path);
-  if (c.jsonl.is_null()) return PointCheck{};
-  c.complete = true;
-  return c;
-}
-
-/// The check as one JSON line: {"complete":false}, or {"complete":true,"summary":S,"outputs":O,
-/// "jsonl":J}. nlohmann writes each double in its shortest round-trip form, so reading it back
-/// gives the same values and the manifest the same bytes as a check made in the sweep itself.
-std::string check_text(const PointCheck& c) {
-  ojson j;
-  j["complete"] = c.complete;
-  if (c.complete) {
-    j["summary"] = c.summary;
-    j["outputs"] = c.outputs;
-    j["jsonl"] = c.jsonl;
-  }
-  return j.dump() + "\n";
-}
-
-/// Reads a check written by check_text; false when the file is missing, cut or not one.
-bool read_check(const std::string& path, PointCheck& c) {
-  const std::string text = read_small_file(path, size_t{64} << 20);
-  if (text.empty() || text.back() != '\n') return false;
-  try {
-    ojson j = ojson::parse(text);
-    if (!j.is_object() || !j.contains("complete") || !j["complete"].is_boolean()) return false;
-    c = PointCheck{};
-    if (!j["complete"].get<bool>()) return true;
-    if (!j.contains("summary") || !j["summary"].is_object() || !j.contains("jsonl") || !j["jsonl"].is_object() ||
-        !j.contains("outputs"))
-      return false;
-    c.complete = true;
-    c.summary = std::move(j["summary"]);
-    c.outputs = std::move(j["outputs"]);
-    c.jsonl = std::move(j["jsonl"]);
-    return true;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-/// Writes all of `text` to a new file `path` (0644); false with errno set on any failure (the file
-/// may then be partial: its reader requires the final newline).
+/// Writes all of `text` to a new file `path` (0644), made by this call: whatever was at `path`
+/// is unlinked first, and a file or link put there in between is not written through (O_EXCL,
+/// O_NOFOLLOW). False with errno set on any failure (the file may then be partial: its reader
+/// requires the final newline).
 bool write_new_file(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ::unlink(path.c_str());
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return false;
   size_t off = 0;
   while (off < text.size()) {
@@ -323,10 +326,10 @@ void WorkerPool::spawn(size_t si) {
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
     ::sigprocmask(SIG_SETMASK, &signals_.old_mask(), nullptr);
-    if (::chdir(d_.work.c_str()) != 0) ::_exit(126);
+    if (::chdir(d_.work.c_str()) != 0) ::_exit(kWorkerExitSetup);
     const int null_fd = ::open("/dev/null", O_RDWR);
     const int err_fd = ::open(err_name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (null_fd < 0 || err_fd < 0) ::_exit(126);
+    if (null_fd < 0 || err_fd < 0) ::_exit(kWorkerExitSetup);
     ::dup2(null_fd, 0);
     ::dup2(null_fd, 1);
     ::dup2(err_fd, 2);
@@ -352,33 +355,40 @@ void WorkerPool::spawn(size_t si) {
 }
 
 int WorkerPool::forked_worker(const PointState& st, const std::string& scen, const std::vector<std::string>& args) const {
+  ojson scenario;
   try {
-    const ojson scenario = point_scenario(sw_, *st.point);
+    ::unlink(check_name(st).c_str());  // no verdict but this run's
+    scenario = point_scenario(sw_, *st.point);
     if (!write_new_file(scen, scenario.dump() + "\n")) {
       const int e = errno;
       std::cerr << "nvmesim: error: " << d_.work << "/" << scen << ": cannot write (" << std::strerror(e) << ")\n";
       return kWorkerExitIo;
     }
-    const int rc = opt_.worker_main(args);
-    if (rc != 0) return rc;
-    // The sweep reads the check back and, when it cannot, checks the outputs itself: a check
-    // not written costs time, not correctness, so its failure is not the point's.
-    write_new_file(check_name(st), check_text(check_point_outputs(*st.point, opt_.outputs, "../points", scenario)));
-    return 0;
   } catch (const std::exception& e) {
     std::cerr << "nvmesim: internal error: " << e.what() << "\n";
-  } catch (...) {
-    std::cerr << "nvmesim: internal error: unknown exception in a worker\n";
+    return kWorkerExitInternal;
   }
-  return 70;  // EX_SOFTWARE
+  const int rc = opt_.worker_main(args);  // `run`'s code: catches everything, returns its exit status
+  if (rc != 0) return rc;
+  // The sweep reads the check back and, when it cannot, checks the outputs itself: a check not
+  // written (whatever the reason) costs time, not correctness, so it is not the point's failure.
+  try {
+    write_new_file(check_name(st), check_text(st.point->id, check_point_outputs(*st.point, opt_.outputs, "../points", scenario)));
+  } catch (...) {
+    ::unlink(check_name(st).c_str());
+  }
+  return 0;
 }
 
 void WorkerPool::settle(PointState& st, int status) {
-  if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerExitIo) {
+  if (WIFEXITED(status) && (WEXITSTATUS(status) == kWorkerExitIo || WEXITSTATUS(status) == kWorkerExitSetup)) {
     // The disk, not the point (issue 16 item 19: a full disk failed every point, exit 1): the
     // point stays pending, no more are started, the running ones are stopped, and the sweep
     // exits 3. Run again on --resume.
-    const std::string msg = worker_message(read_small_file(d_.work + "/" + st.point->id + ".stderr", 1 << 20), scenario_name(st));
+    std::string msg = worker_message(read_small_file(d_.work + "/" + st.point->id + ".stderr", 1 << 20), scenario_name(st));
+    if (WEXITSTATUS(status) == kWorkerExitSetup && msg.empty())
+      msg = "its worker could not enter " + d_.work + " or create its .stderr file there (a full disk, no inodes left, or "
+            "not writable)";
     if (io_error_.empty()) {
       io_error_ = "point " + std::to_string(st.point->index) + " (" + st.point->id + "): " + (msg.empty() ? "I/O failure" : msg);
       for (const auto& r : running_) ::kill(r.pid, SIGTERM);
@@ -389,8 +399,14 @@ void WorkerPool::settle(PointState& st, int status) {
     // A forked worker checked its own outputs (the same check, in parallel with the other
     // workers) and left the result; an executed one, or a forked one that could not, is checked here.
     PointCheck check;
-    if (!opt_.worker_main || !read_check(d_.work + "/" + check_name(st), check))
-      check = check_point_outputs(*st.point, opt_.outputs, d_.points, point_scenario(sw_, *st.point));
+    const std::string path = d_.points + "/" + st.point->id + ".jsonl";
+    // The worker's verdict is taken for this point only when it names the point and its file is
+    // still the size the verdict says (a cheap guard; --resume and merge check the hash).
+    struct stat sb;
+    const bool taken = opt_.worker_main && read_check(d_.work + "/" + check_name(st), st.point->id, check) &&
+                       (!check.complete || (::stat(path.c_str(), &sb) == 0 && S_ISREG(sb.st_mode) &&
+                                            check.jsonl["bytes"].get<uint64_t>() == static_cast<uint64_t>(sb.st_size)));
+    if (!taken) check = check_point_outputs(*st.point, opt_.outputs, d_.points, point_scenario(sw_, *st.point));
     const bool complete = check.complete;
     if (complete) {
       st.summary = std::move(check.summary);
@@ -550,11 +566,20 @@ int run_sweep(const Sweep& sw, const SweepRunOptions& opt, std::ostream& err) {
   write_manifest(d.dir, sw, opt.shard, run, opt.outputs, states);
   pool.run();
   ::rmdir(d.work.c_str());
-  write_manifest(d.dir, sw, opt.shard, run, opt.outputs, states);
+  // A manifest that cannot be written (the disk a worker filled, too) is said with the summary
+  // and the worker's failure, not instead of them (attack of stop 27: only the manifest's error
+  // was printed, without the point, its message or --resume).
+  std::string manifest_error;
+  try {
+    write_manifest(d.dir, sw, opt.shard, run, opt.outputs, states);
+  } catch (const IoError& e) {
+    manifest_error = e.what();
+  }
   if (!opt.quiet) print_summary(err, sw, opt, pool, states.size(), skipped);
-  if (!pool.io_error().empty())
-    throw IoError("I/O failure in " + pool.io_error() + "; the sweep stopped (no more points started); make room "
-                  "or fix the folder, then continue with --resume");
+  if (!pool.io_error().empty() || !manifest_error.empty())
+    throw IoError((pool.io_error().empty() ? "" : "I/O failure in " + pool.io_error() + "; ") +
+                  (manifest_error.empty() ? "" : "the manifest was not updated: " + manifest_error + "; ") +
+                  "the sweep stopped (no more points started); make room or fix the folder, then continue with --resume");
   if (pool.stop_signal()) return 128 + pool.stop_signal();
   return pool.failed() ? kExitPointsFailed : 0;
 }

@@ -513,7 +513,7 @@ TEST_CASE("sweep workers are forks that run the point without executing a binary
 // executed worker (no worker_main) has no check, so the sweep checks its files (the old path).
 TEST_CASE("a forked worker's own check gives the manifest of a sweep that checks the files itself", "[sweep][process]") {
   const std::string sweep = write_grid6("tc", 20);
-  for (const char* d : {"tc-exec", "tc-fork", "tc-nocheck"}) remove_tree(d);
+  for (const char* d : {"tc-exec", "tc-fork", "tc-nocheck", "tc-link"}) remove_tree(d);
   const Sweep sw = nvmesim::load_sweep_file(sweep);
   nvmesim::SweepRunOptions o;
   o.jobs = 2;
@@ -544,6 +544,20 @@ TEST_CASE("a forked worker's own check gives the manifest of a sweep that checks
     return run_point(argv);
   };
   REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  // A link planted where the worker leaves its check (attack of stop 27): the check is not
+  // written through it (the file it names stays as it was), and the sweep checks the files.
+  spit("tc-victim.txt", "precious");
+  const std::string victim = cwd() + "/tc-victim.txt";  // (the worker runs in DIR/.work)
+  o.out_dir = "tc-link";
+  o.worker_main = [&](const std::vector<std::string>& argv) {
+    const std::string scenario = argv.at(2);
+    const std::string id = scenario.substr(0, scenario.size() - 5);
+    if (::symlink(victim.c_str(), (id + ".check.json").c_str()) != 0) return 99;
+    return run_point(argv);
+  };
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  CHECK(slurp("tc-victim.txt") == "precious");
+  std::remove("tc-victim.txt");
   const ojson m_exec = ojson::parse(slurp("tc-exec/manifest.json"));
   REQUIRE(m_exec["points"].size() == 6);
   for (const auto& p : m_exec["points"]) {
@@ -554,9 +568,10 @@ TEST_CASE("a forked worker's own check gives the manifest of a sweep that checks
   CHECK(ojson::parse(slurp("tc-fork/manifest.json")) == m_exec);
   CHECK(slurp("tc-fork/manifest.json") == slurp("tc-exec/manifest.json"));
   CHECK(slurp("tc-nocheck/manifest.json") == slurp("tc-exec/manifest.json"));
+  CHECK(slurp("tc-link/manifest.json") == slurp("tc-exec/manifest.json"));
   // The check files and the folders in their place are gone with DIR/.work.
   CHECK(entries("tc-fork") == std::vector<std::string>{"manifest.json", "points"});
-  for (const char* d : {"tc-exec", "tc-fork", "tc-nocheck"}) remove_tree(d);
+  for (const char* d : {"tc-exec", "tc-fork", "tc-nocheck", "tc-link"}) remove_tree(d);
   std::remove(sweep.c_str());
 }
 

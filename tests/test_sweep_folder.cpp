@@ -8,14 +8,17 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cfloat>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "support.hpp"
+#include "sweep/folder.hpp"
 #include "sweep/sweep.hpp"
 
 using nvmesim::test::run_capture;
@@ -328,4 +331,85 @@ TEST_CASE("merge lists at most 20 shards that no folder holds, then counts the r
   std::remove(sweep.c_str());
   std::remove("tc-cap.json");
   std::remove("tc-cap.csv");
+}
+
+// Issue 15 item 5 (stop 27): a forked worker's verdict on its outputs, as it leaves it in
+// DIR/.work/<id>.check.json and the sweep reads it back into the manifest.
+TEST_CASE("a worker's check reads back as written, for its point only, and not when cut", "[sweep]") {
+  using nvmesim::sweep_detail::check_text;
+  using nvmesim::sweep_detail::PointCheck;
+  using nvmesim::sweep_detail::read_check;
+  PointCheck c;
+  c.complete = true;
+  // Doubles whose shortest text is long or odd: the manifest must get the same bytes as from the
+  // summary line itself (nlohmann's dump of each value parses back to the same double).
+  c.summary = ojson::parse(R"({"record":"summary","variants":[{"name":"v","summary":{"probe_ms":{"mean":1.0246170000000001,
+      "min":5e-324,"max":1.7976931348623157e+308,"p50":0.1,"stddev":-0.0,"count":18446744073709551615}}}]})");
+  c.outputs = ojson();
+  c.jsonl = ojson::parse(R"({"bytes":97372,"fnv1a64":"0123456789abcdef"})");
+  const std::string path = "tck.check.json";
+  spit(path, check_text("pt-1", c));
+  PointCheck back;
+  REQUIRE(read_check(path, "pt-1", back));
+  CHECK(back.complete);
+  CHECK(back.summary.dump() == c.summary.dump());
+  CHECK(back.summary["variants"][0]["summary"]["probe_ms"]["min"].get<double>() == 5e-324);
+  CHECK(back.summary["variants"][0]["summary"]["probe_ms"]["max"].get<double>() == DBL_MAX);
+  CHECK(back.jsonl == c.jsonl);
+  CHECK(back.outputs.is_null());
+  // Another point's verdict is not this one's.
+  CHECK_FALSE(read_check(path, "pt-2", back));
+  // Cut anywhere before its newline: not taken (the sweep then checks the files itself).
+  const std::string whole = check_text("pt-1", c);
+  for (const size_t cut : {size_t{0}, size_t{1}, whole.size() / 2, whole.size() - 2, whole.size() - 1}) {
+    spit(path, whole.substr(0, cut));
+    CHECK_FALSE(read_check(path, "pt-1", back));
+  }
+  // "Not complete" is a verdict too.
+  spit(path, check_text("pt-1", PointCheck{}));
+  back.complete = true;
+  REQUIRE(read_check(path, "pt-1", back));
+  CHECK_FALSE(back.complete);
+  // Complete without the point file's record, or with a record without its size: not a verdict.
+  spit(path, R"({"id":"pt-1","complete":true,"summary":{},"outputs":null})" "\n");
+  CHECK_FALSE(read_check(path, "pt-1", back));
+  spit(path, R"({"id":"pt-1","complete":true,"summary":{},"outputs":null,"jsonl":{"fnv1a64":"00"}})" "\n");
+  CHECK_FALSE(read_check(path, "pt-1", back));
+  spit(path, "not json\n");
+  CHECK_FALSE(read_check(path, "pt-1", back));
+  std::remove(path.c_str());
+  CHECK_FALSE(read_check(path, "pt-1", back));  // missing
+}
+
+// Review and attack of stop 27: with DIR/.work a symbolic link to another folder, the workers
+// wrote their outputs to that folder's points/ ("../points" from the link's target) and their
+// checks said done, so the sweep recorded every point done with DIR/points empty. Refused now,
+// before anything is removed in the link's target. Mutant: drop require_own_work_dir: this fails.
+TEST_CASE("a sweep refuses a DIR/.work that is a symbolic link", "[sweep][process]") {
+  const std::string sweep = write_seed_sweep("tw", 2, 3);
+  for (const char* d : {"tw-d", "tw-else"}) remove_tree(d);
+  REQUIRE(::mkdir("tw-d", 0777) == 0);
+  REQUIRE(::mkdir("tw-else", 0777) == 0);
+  REQUIRE(::mkdir("tw-else/w", 0777) == 0);
+  REQUIRE(::mkdir("tw-else/points", 0777) == 0);
+  REQUIRE(::symlink("../tw-else/w", "tw-d/.work") == 0);
+  auto r = run_capture("sweep " + sweep + " --out tw-d -q");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("tw-d/.work: is a symbolic link"));
+  CHECK(entries("tw-else/points").empty());
+  CHECK(entries("tw-d/points").empty());
+  // On --resume too, with a file named as a worker's scratch file in the link's target: it stays.
+  REQUIRE(::unlink("tw-d/.work") == 0);
+  REQUIRE(run_nvmesim("sweep " + sweep + " --out tw-d -q") == 0);
+  const auto files = entries("tw-d/points");
+  REQUIRE(files.size() == 2);
+  const std::string id0 = files[0].substr(0, files[0].size() - 6);
+  spit("tw-else/w/" + id0 + ".stderr", "theirs");
+  REQUIRE(::symlink("../tw-else/w", "tw-d/.work") == 0);
+  r = run_capture("sweep " + sweep + " --out tw-d --resume -q");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("is a symbolic link"));
+  CHECK(slurp("tw-else/w/" + id0 + ".stderr") == "theirs");
+  for (const char* d : {"tw-d", "tw-else"}) remove_tree(d);
+  std::remove(sweep.c_str());
 }
