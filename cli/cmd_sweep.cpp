@@ -129,7 +129,8 @@ int cmd_merge(const std::vector<std::string>& args, std::ostream& out, std::ostr
       "Usage: nvmesim merge DIR... --out FILE.json\n\n"
       "Combines sweep folders (the shards of one sweep in any order, or one unsharded folder) into\n"
       "FILE.json (nvmesim.sweep-summary/1) and FILE.csv beside it: per point and variant, the\n"
-      "parameters and the probe / critical-path / paired-delta statistics, in point order. The bytes\n"
+      "parameters and the probe / critical-path statistics, in point order, and for a point of two\n"
+      "or more variants the paired difference to its first (delta_ms_*; empty for one variant). The bytes\n"
       "do not depend on how the points were spread over shards, workers or resumed runs.\n"
       "--out names either file: FILE.json or FILE.csv writes both (any other name is refused).\n"
       "Exit status: 0, or 1 when points are failed or missing (the outputs still list them).\n\nOptions");
