@@ -113,8 +113,9 @@ const char* signal_name(int sig) {
 }
 
 /// The worker's error message: its last "nvmesim: ...error: " line, without that prefix and
-/// without the name of its temporary scenario file; else its last line of output.
-std::string worker_message(const std::string& stderr_text, const std::string& scenario_name) {
+/// without the name of its temporary scenario file, its outputs named under `points_dir`; else
+/// its last line of output.
+std::string worker_message(const std::string& stderr_text, const std::string& scenario_name, const std::string& points_dir) {
   std::string best, last;
   size_t pos = 0;
   while (pos < stderr_text.size()) {
@@ -130,6 +131,10 @@ std::string worker_message(const std::string& stderr_text, const std::string& sc
   std::string msg = best.empty() ? last : best;
   const std::string prefix = scenario_name + ": ";
   if (msg.rfind(prefix, 0) == 0) msg = msg.substr(prefix.size());
+  // The worker names its outputs from DIR/.work ("../points/<id>.jsonl"); the user knows them
+  // under DIR (attack of stop 27).
+  for (size_t at = 0; (at = msg.find("../points/", at)) != std::string::npos; at += points_dir.size() + 1)
+    msg.replace(at, 10, points_dir + "/");
   if (msg.size() > 2000) msg = msg.substr(0, 2000) + "...";
   return msg;
 }
@@ -385,7 +390,7 @@ void WorkerPool::settle(PointState& st, int status) {
     // The disk, not the point (issue 16 item 19: a full disk failed every point, exit 1): the
     // point stays pending, no more are started, the running ones are stopped, and the sweep
     // exits 3. Run again on --resume.
-    std::string msg = worker_message(read_small_file(d_.work + "/" + st.point->id + ".stderr", 1 << 20), scenario_name(st));
+    std::string msg = worker_message(read_small_file(d_.work + "/" + st.point->id + ".stderr", 1 << 20), scenario_name(st), d_.points);
     if (WEXITSTATUS(status) == kWorkerExitSetup && msg.empty())
       msg = "its worker could not enter " + d_.work + " or create its .stderr file there (a full disk, no inodes left, or "
             "not writable)";
@@ -431,7 +436,7 @@ void WorkerPool::settle(PointState& st, int status) {
     remove_outputs(st);
   } else {
     const std::string text = read_small_file(d_.work + "/" + st.point->id + ".stderr", 1 << 20);
-    const std::string msg = worker_message(text, scenario_name(st));
+    const std::string msg = worker_message(text, scenario_name(st), d_.points);
     if (WIFSIGNALED(status)) {
       st.error = "worker killed by signal " + std::to_string(WTERMSIG(status)) + " (" + signal_name(WTERMSIG(status)) + ")";
       if (!msg.empty()) st.error += ": " + msg;

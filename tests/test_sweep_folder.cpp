@@ -213,6 +213,8 @@ TEST_CASE("an I/O failure in a sweep stops it with exit 3 and starts no more poi
   CHECK(r.status == 3);
   CHECK_THAT(r.err, Catch::Contains("I/O failure"));
   CHECK_THAT(r.err, Catch::Contains("--resume"));
+  // The point file named as the user knows it, under DIR, not from the worker's DIR/.work.
+  CHECK_THAT(r.err, Catch::Contains(": tx-d/points/") && !Catch::Contains("../points/"));
   const ojson m = ojson::parse(slurp("tx-d/manifest.json"));
   size_t pending = 0, failed = 0;
   for (const auto& p : m["points"]) {
