@@ -465,6 +465,10 @@ int merge_sweeps(const std::vector<std::string>& dirs, const std::string& out, s
     report_incomplete_points(ms.folders, incomplete, err);
     return kExitPointsFailed;
   }
+  // What it covers, also when all is well (new user of stop 27: a merge said nothing).
+  err << "nvmesim merge: " << total << " point" << (total == 1 ? "" : "s") << ", all done, from " << dirs.size()
+      << " folder" << (dirs.size() == 1 ? "" : "s") << ": wrote " << terminal_text(out_json) << " and "
+      << terminal_text(out_csv) << "\n";
   return 0;
 }
 
