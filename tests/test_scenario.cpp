@@ -77,6 +77,24 @@ TEST_CASE("distribution errors point inside the distribution", "[scenario]") {
   CHECK_THAT(error_of(with("\"1ms\"", R"({"dist": "gamma"})")), Catch::Contains("/enable_latency/dist: \"gamma\" is not a distribution"));
   CHECK_THAT(error_of(with("\"1ms\"", R"({"dist": "empirical", "samples": []})")),
              Catch::Contains("/enable_latency/samples: empirical needs at least one sample"));
+  // A required key missing (stop 27's fuzzing: nlohmann's out_of_range, an internal error, exit 4):
+  // an input error at the distribution, naming the kind and the key, for every kind with one.
+  struct Missing {
+    const char* dist;
+    const char* kind;
+    const char* key;
+  };
+  for (const Missing& m : {Missing{R"({"dist": "fixed"})", "fixed", "value"},
+                           Missing{R"({"dist": "uniform", "min": "1ms"})", "uniform", "max"},
+                           Missing{R"({"dist": "uniform", "max": "1ms"})", "uniform", "min"},
+                           Missing{R"({"dist": "normal", "mean": "1ms"})", "normal", "sd"},
+                           Missing{R"({"dist": "normal", "sd": "1ms"})", "normal", "mean"},
+                           Missing{R"({"dist": "exponential"})", "exponential", "mean"}}) {
+    INFO(m.dist);
+    CHECK_THAT(error_of(with("\"1ms\"", m.dist)),
+               Catch::StartsWith(std::string("s.json: /controllers/0/enable_latency: a \"") + m.kind +
+                                 "\" distribution needs \"" + m.key + "\""));
+  }
 }
 
 TEST_CASE("syntax errors give line and column", "[scenario]") {
