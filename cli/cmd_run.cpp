@@ -150,31 +150,91 @@ void check_selections(const po::variables_map& vm, const RunOptions& ro, uint64_
 
 }  // namespace
 
-int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const po::options_description opts = describe_run_options();
-  const auto vm = parse_command(args, opts, "scenario");
-  if (vm.count("help")) {
-    out << opts << "\nExamples:\n  nvmesim run\n  nvmesim run scenarios/aws-c5.12xlarge.json --trials 1000 --out a.json\n"
-                   "  nvmesim run scenarios/reload-32q.json --set /host/hz=1000 -q --out r.jsonl\n"
-                   "  nvmesim run scenarios/aws-c5.12xlarge.json --trials 5 --trace t.json --vcd w.vcd --dmesg d.txt\n";
-    return kExitOk;
-  }
+namespace {
+
+// A command line of `run`, parsed, its scenario loaded and its options checked (cmd_run and
+// cmd_run_batch): everything before the simulation. `vm` holds --help.
+struct PreparedRun {
+  po::variables_map vm;
+  Scenario sc;
+  RunOptions ro;
+};
+
+PreparedRun prepare_run(const std::vector<std::string>& args, const po::options_description& opts) {
+  PreparedRun p;
+  p.vm = parse_command(args, opts, "scenario");
+  if (p.vm.count("help")) return p;
+  const po::variables_map& vm = p.vm;
   const LoadOptions lo = load_options(vm);
   std::vector<std::string> files;
   if (vm.count("scenario")) files = vm["scenario"].as<std::vector<std::string>>();
   if (files.size() > 1) throw InputError("run takes one scenario file, not " + std::to_string(files.size()));
   if (!files.empty()) require_file_kind(files[0], {FileKind::scenario}, "a scenario");
-  const Scenario sc = files.empty() ? load_scenario_text(kDefaultScenarioText, kDefaultScenarioName, lo)
-                                    : load_scenario_file(files[0], lo);
-  for (const std::string& w : sc.warnings) err << "nvmesim: warning: " << terminal_text(w) << "\n";
-  const RunOptions ro = run_options(vm);
-  check_selections(vm, ro, sc.trials);
-  check_distinct_paths(ro, files.empty() ? std::string() : files[0]);
+  p.sc = files.empty() ? load_scenario_text(kDefaultScenarioText, kDefaultScenarioName, lo) : load_scenario_file(files[0], lo);
+  p.ro = run_options(vm);
+  check_selections(vm, p.ro, p.sc.trials);
+  check_distinct_paths(p.ro, files.empty() ? std::string() : files[0]);
+  return p;
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description opts = describe_run_options();
+  const PreparedRun p = prepare_run(args, opts);
+  if (p.vm.count("help")) {
+    out << opts << "\nExamples:\n  nvmesim run\n  nvmesim run scenarios/aws-c5.12xlarge.json --trials 1000 --out a.json\n"
+                   "  nvmesim run scenarios/reload-32q.json --set /host/hz=1000 -q --out r.jsonl\n"
+                   "  nvmesim run scenarios/aws-c5.12xlarge.json --trials 5 --trace t.json --vcd w.vcd --dmesg d.txt\n";
+    return kExitOk;
+  }
+  for (const std::string& w : p.sc.warnings) err << "nvmesim: warning: " << terminal_text(w) << "\n";
   StopSignals stop_signals;  // SIGINT/SIGTERM stop between trials: exit 130/143, no partial file
-  const RunReport rep = run_scenario(sc, ro);
+  const RunReport rep = run_scenario(p.sc, p.ro);
   if (stop_requested()) throw Interrupted(stop_signal());  // after the last trial: output complete
-  if (!ro.quiet) print_table(out, sc, rep);
+  if (!p.ro.quiet) print_table(out, p.sc, rep);
   return kExitOk;
+}
+
+size_t cmd_run_batch(const std::vector<std::vector<std::string>>& args, std::ostream& err, int& exit_status) {
+  exit_status = kExitOk;
+  try {
+    const po::options_description opts = describe_run_options();
+    // Loaded before the simulation, as `run` does; a command line that fails here ends the
+    // batch before it (its point runs again alone and reports the error as `run` does).
+    std::vector<PreparedRun> prepared;
+    for (const auto& a : args) {
+      try {
+        prepared.push_back(prepare_run(a, opts));
+      } catch (const std::exception& e) {
+        err << "nvmesim: batch: " << terminal_text(e.what()) << "\n";
+        break;
+      }
+      if (prepared.back().vm.count("help") || !prepared.back().ro.quiet) {
+        prepared.pop_back();  // a batch writes files only, never the table or the help
+        break;
+      }
+    }
+    std::vector<BatchRun> runs;
+    for (const PreparedRun& p : prepared) runs.push_back(BatchRun{&p.sc, p.ro});
+    StopSignals stop_signals;
+    BatchOutcome outcome = run_scenarios(runs);
+    if (outcome.failure) {
+      try {
+        std::rethrow_exception(outcome.failure);
+      } catch (const Interrupted& e) {
+        exit_status = e.exit_status();
+      } catch (const std::exception& e) {
+        err << "nvmesim: batch: " << terminal_text(e.what()) << "\n";
+      }
+    } else if (stop_requested()) {
+      exit_status = 128 + stop_signal();
+    }
+    return outcome.reports.size();
+  } catch (const std::exception& e) {
+    err << "nvmesim: batch: internal error: " << terminal_text(e.what()) << "\n";
+    return 0;
+  }
 }
 
 }  // namespace nvmesim

@@ -1,4 +1,5 @@
 #include <cstdlib>
+#include <iostream>
 #include <ostream>
 
 #include "cli/cli.hpp"
@@ -120,6 +121,10 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     for (const auto& s : argv) a.push_back(s.c_str());
     a.push_back(nullptr);
     return cli_process_main(static_cast<int>(argv.size()), a.data());
+  };
+  // Several points of the same controller count in one fork and one elaboration (issue 15 item 5).
+  ro.batch_main = [](const std::vector<std::vector<std::string>>& lines, int& exit_status) {
+    return cmd_run_batch(lines, std::cerr, exit_status);
   };
   return run_sweep(sw, ro, err);
 }

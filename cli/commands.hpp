@@ -3,6 +3,7 @@
 // name, results on `out`, errors and progress on `err`. Each returns its exit status (cli/cli.hpp)
 // and throws InputError (exit 2), boost::program_options errors (exit 2), IoError (exit 3) or
 // Interrupted (128 + signal) for cli_main to report.
+#include <cstddef>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -12,6 +13,16 @@ namespace nvmesim {
 /// `nvmesim run [SCENARIO] [options]`: runs the variants and trials, prints the table, writes the
 /// timeline, trace, VCD and dmesg outputs asked for.
 int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// Runs several `run` command lines (each its arguments after "run", every one with -q and --out,
+/// without --vcd) one after the other in this process's single SystemC elaboration
+/// (run_scenarios of engine/runner.hpp): a sweep worker's batch of points (issue 15 item 5).
+/// Returns how many leading command lines completed with every output written; the first that
+/// could not be loaded or failed ends the batch (its message goes to `err` prefixed
+/// "nvmesim: batch: ", and its point is run again on its own by the sweep, which then reports the
+/// error as `run` does). `exit_status` becomes 128 + signal when SIGINT/SIGTERM stopped the
+/// batch, else 0. Never throws. Call at most once per process.
+size_t cmd_run_batch(const std::vector<std::vector<std::string>>& args, std::ostream& err, int& exit_status);
 
 /// `nvmesim validate FILE...`: checks scenario and sweep files without running them; one line
 /// per file; 2 when any is invalid.

@@ -11,6 +11,16 @@
 
 namespace nvmesim {
 
+namespace {
+// The temporaries' numbering (AtomicFile's constructor): the process it belongs to, and the next n.
+pid_t g_temp_owner = 0;
+unsigned g_temp_counter = 0;
+}  // namespace
+
+void AtomicFile::restart_temp_numbering() {
+  g_temp_owner = ::getpid();
+  g_temp_counter = 0;
+}
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   const size_t slash = path_.rfind('/');
@@ -43,14 +53,12 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   // Numbered from 0 in each process: a sweep worker forked from the sweep (sweep/worker_pool.cpp)
   // starts again at 0, so that its temporaries are the ".NAME.tmp.<pid>.<n>" that the sweep
   // removes when the worker is killed (n below 5), whatever the sweep itself wrote before.
-  static pid_t owner = 0;
-  static unsigned counter = 0;
-  if (::getpid() != owner) {
-    owner = ::getpid();
-    counter = 0;
+  if (::getpid() != g_temp_owner) {
+    g_temp_owner = ::getpid();
+    g_temp_counter = 0;
   }
   tmp_ = (slash == std::string::npos ? "" : dir) + "." + base + ".tmp." + std::to_string(::getpid()) + "." +
-         std::to_string(counter++);
+         std::to_string(g_temp_counter++);
   const int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) throw IoError(path_ + ": cannot create a temporary file in " + dir + " (" + std::strerror(errno) + ")");
   f_ = ::fdopen(fd, "wb");

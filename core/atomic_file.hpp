@@ -37,6 +37,11 @@ class AtomicFile {
   /// The second half of commit(): renames the finished temporary into place. Throws IoError.
   void publish();
   const std::string& path() const { return path_; }
+  /// Numbers the next temporaries of this process from 0 again (".NAME.tmp.<pid>.<n>"). A sweep
+  /// worker that runs several points (engine/runner.hpp, run_scenarios) calls it before each
+  /// point's outputs, so that each point's temporaries are those the sweep removes when the
+  /// worker is killed (n below 5), as for a worker of one point.
+  static void restart_temp_numbering();
 
  private:
   std::string path_, tmp_;

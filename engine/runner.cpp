@@ -11,6 +11,8 @@
 #include "engine/system.hpp"
 #include "engine/variant_stats.hpp"
 #include "models/sim_time.hpp"
+#include "core/atomic_file.hpp"
+#include "outputs/run_outputs.hpp"
 #include "outputs/sink.hpp"
 #include "outputs/vcd.hpp"
 
@@ -89,43 +91,117 @@ void check_run_ended(const Scenario& sc, const nvme_system& system, uint64_t don
                            std::to_string(total) + " trials (a model waited for an event that never came)");
 }
 
+// One scenario of a batch while it runs: its outputs, statistics, report and trial order.
+struct ActiveRun {
+  ActiveRun(const Scenario& scenario, const RunOptions& opt)
+      : sc(scenario), sinks(open_file_sinks(scenario, opt)), stats(scenario.variants.size()), order(scenario) {}
+  const Scenario& sc;
+  SinkSet sinks;
+  RunStats stats;
+  RunReport report;
+  TrialOrder order;
+  uint64_t done = 0;  // trials handed to the sinks
+  // The paired deltas, then every output (IoError: none appears). Returns the report.
+  RunReport commit() {
+    report.paired = stats.paired(sc);
+    sinks.commit(report);
+    return std::move(report);
+  }
+};
+
 }  // namespace
 
 RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
-  SinkSet sinks = open_file_sinks(sc, opt);  // before elaboration: a bad path fails before the run
+  BatchOutcome out = run_scenarios({BatchRun{&sc, opt}});
+  if (out.failure) std::rethrow_exception(out.failure);
+  return std::move(out.reports.front());
+}
+
+BatchOutcome run_scenarios(const std::vector<BatchRun>& runs) {
+  BatchOutcome out;
+  if (runs.empty()) return out;
+  for (size_t i = 1; i < runs.size(); ++i)
+    if (!runs[i].options.vcd_path.empty() || !runs[0].options.vcd_path.empty())
+      throw std::logic_error("run_scenarios: a VCD records a whole elaboration; it is allowed in a batch of one only");
+  const RunOptions& opt0 = runs[0].options;
+  std::unique_ptr<ActiveRun> active;
+  try {
+    active = std::make_unique<ActiveRun>(*runs[0].scenario, opt0);  // before elaboration: a bad path fails before the run
+  } catch (...) {
+    out.failure = std::current_exception();
+    return out;
+  }
   clear_time_limit_error();
   init_systemc();
-  nvme_system system("system", max_controllers(sc));
-  if (!opt.vcd_path.empty()) {
-    auto vcd = std::make_unique<VcdSink>(opt.vcd_path);
-    system.trace_signals(vcd->file());
-    sinks.add(std::move(vcd));
+  size_t controllers = 0;
+  uint64_t total = 0;
+  for (const BatchRun& r : runs) {
+    controllers = std::max(controllers, max_controllers(*r.scenario));
+    total += TrialOrder(*r.scenario).total();
   }
-  RunStats stats(sc.variants.size());
-  RunReport report;
-  TrialOrder order(sc);
-  const uint64_t total = order.total();
-  ProgressBar progress(opt.progress && !opt.quiet, std::chrono::milliseconds(100), std::chrono::seconds(1));
-  uint64_t done = 0;
+  nvme_system system("system", controllers);
+  if (!opt0.vcd_path.empty()) {
+    auto vcd = std::make_unique<VcdSink>(opt0.vcd_path);
+    system.trace_signals(vcd->file());
+    active->sinks.add(std::move(vcd));
+  }
+  ProgressBar progress(opt0.progress && !opt0.quiet, std::chrono::milliseconds(100), std::chrono::seconds(1));
+  size_t k = 0;       // the scenario running
+  uint64_t done = 0;  // trials of the batch
+  // A batch's earlier scenarios are committed inside the simulation, as soon as the next one is
+  // asked for its first trial; a failure there (IoError) or in opening the next one's outputs
+  // ends the batch. (Inside a SystemC thread nothing may throw: the kernel would turn the
+  // exception into an sc_report.) The last scenario is committed after sc_start, as a run of one
+  // is, so that a VCD is complete.
   system.next_trial = [&](TrialRequest& req) {
-    if (stop_requested() || !order.next(req)) return false;  // SIGINT/SIGTERM: stop between trials
-    req.detailed = sinks.wants_events(req.variant_index, req.trial);
-    return true;
+    while (true) {
+      if (stop_requested()) return false;  // SIGINT/SIGTERM: stop between trials
+      if (active->order.next(req)) {
+        req.detailed = active->sinks.wants_events(req.variant_index, req.trial);
+        return true;
+      }
+      if (k + 1 == runs.size()) return false;
+      try {
+        out.reports.push_back(active->commit());
+        active.reset();
+        ++k;
+        AtomicFile::restart_temp_numbering();
+        active = std::make_unique<ActiveRun>(*runs[k].scenario, runs[k].options);
+      } catch (...) {
+        out.failure = std::current_exception();
+        active.reset();  // its outputs are removed
+        return false;
+      }
+    }
   };
   system.trial_done = [&](const TrialRequest& req, const TrialResult& res) {
-    stats.add(req, res);
-    sinks.on_trial(req, res);
-    if (req.trial + 1 == sc.trials) {  // the variant's last trial: its summary
-      report.variants.push_back(stats.report(req.variant_index, *req.variant));
-      sinks.on_variant(req.variant_index, report.variants.back());
+    ActiveRun& a = *active;
+    a.stats.add(req, res);
+    a.sinks.on_trial(req, res);
+    if (req.trial + 1 == a.sc.trials) {  // the variant's last trial: its summary
+      a.report.variants.push_back(a.stats.report(req.variant_index, *req.variant));
+      a.sinks.on_variant(req.variant_index, a.report.variants.back());
     }
+    ++a.done;
     show_progress(progress, ++done, total, req.variant->name);
   };
   run_systemc();
-  check_run_ended(sc, system, done, total);
-  report.paired = stats.paired(sc);
-  sinks.commit(report);
-  return report;
+  if (out.failure) return out;
+  try {
+    const ActiveRun& a = *active;
+    check_run_ended(a.sc, system, a.done, a.order.total());
+    out.reports.push_back(active->commit());
+    active.reset();
+    // A signal between two scenarios of a batch: the next did not start.
+    if (k + 1 < runs.size()) {
+      if (stop_requested()) throw Interrupted(stop_signal());
+      throw std::logic_error("the batch stopped after " + std::to_string(k + 1) + " of " +
+                             std::to_string(runs.size()) + " scenarios");
+    }
+  } catch (...) {
+    out.failure = std::current_exception();
+  }
+  return out;
 }
 
 }  // namespace nvmesim

@@ -107,9 +107,13 @@ Platform& nvme_system::platform_for(const std::string& name) {
 
 const std::vector<PciFunction>& nvme_system::functions_of(const TrialRequest& req) {
   if (functions_.size() <= req.variant_index) functions_.resize(req.variant_index + 1);
-  std::vector<PciFunction>& fns = functions_[req.variant_index];
-  if (fns.empty())
+  auto& [variant, fns] = functions_[req.variant_index];
+  // Keyed by the variant itself too: the scenarios of a batch (run_scenarios) share the indices.
+  if (variant != req.variant) {
+    variant = req.variant;
+    fns.clear();
     for (const ControllerParams& c : req.variant->controllers) fns.push_back(PciFunction{c.pci_id, c.pci_address, c.flr});
+  }
   return fns;
 }
 

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -69,7 +70,8 @@ class nvme_system : public sc_core::sc_module {
   const std::vector<PciFunction>& functions_of(const TrialRequest& req);
   std::vector<std::unique_ptr<nvme_host>> hosts_;
   std::vector<DriverSet> driver_sets_;
-  std::vector<std::vector<PciFunction>> functions_;  // by variant index
+  // By variant index, with the variant they were built for (a batch's scenarios share indices).
+  std::vector<std::pair<const Variant*, std::vector<PciFunction>>> functions_;
   std::vector<std::unique_ptr<pcie_link>> links_;
   std::vector<std::unique_ptr<nvme_controller>> controllers_;
   std::vector<uint64_t> h_link_one_way_, h_link_write_stall_;  // fnv1a64("nvmeN/link_..."), hashed once

@@ -315,6 +315,7 @@ void expand_points(const SNode& root, const SweepAxis* zip_first, size_t max_poi
     // From the validation document: an empirical distribution no axis touches has only its
     // smallest and largest samples there, which is enough for an estimate that only orders work.
     p.cost_estimate = point_cost_estimate(sc);
+    for (const Variant& v : sc.variants) p.controllers = std::max(p.controllers, v.controllers.size());
     sw.points.push_back(std::move(p));
   }
 }

@@ -57,6 +57,18 @@ struct SweepRunOptions {
   /// DIR/.work/<id>.check.json, which the sweep reads instead of the files (sweep/folder.hpp,
   /// check_text).
   std::function<int(const std::vector<std::string>& argv)> worker_main;
+  /// When set with worker_main, and the points have no --vcd: a forked worker may run several
+  /// points of the same controller count in one process and one elaboration (issue 15 item 5: a
+  /// small point's fork, page faults, elaboration and exit cost several times its trials). Called
+  /// in the child as worker_main is, with each point's command line after "nvmesim run", in the
+  /// order given; returns how many leading points completed with all their outputs written and
+  /// sets its second argument to 128 + signal when SIGINT/SIGTERM stopped it (else 0); never
+  /// throws. The child then leaves the check of each completed point (as for one point), and the
+  /// sweep runs each point of the batch that has none again in a worker of its own, where a
+  /// failure is reported as for any point.
+  std::function<size_t(const std::vector<std::vector<std::string>>& args, int& exit_status)> batch_main;
+  /// The most points one batch holds (1: every point in a worker of its own), 1 to 256.
+  size_t max_batch_points = 256;
   SweepOutputs outputs;            ///< each point's outputs besides its .jsonl
   std::string sweep_file;          ///< the sweep file's absolute path, recorded in the manifest's
                                    ///< "run" (with the Slurm job, sweep/origin.hpp) so that

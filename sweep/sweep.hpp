@@ -36,6 +36,9 @@ struct SweepPoint {
   /// Estimated CPU cost of running the point, in ns (point_cost_estimate of its scenario as the
   /// loader validated it). Only orders the work (largest first); never part of an output.
   double cost_estimate = 0;
+  /// Controllers its elaboration needs (the most any of its variants has): a sweep worker runs
+  /// several points in one elaboration only when they need the same number.
+  size_t controllers = 0;
 };
 
 /// A loaded and validated sweep.

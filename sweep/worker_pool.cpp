@@ -249,7 +249,7 @@ class WorkerPool {
 
  private:
   struct Running {
-    size_t state = 0;  // index into states_
+    std::vector<size_t> states;  // indices into states_: one point, or a batch (batch_main)
     pid_t pid = 0;
   };
   std::string scenario_name(const PointState& st) const { return st.point->id + ".json"; }
@@ -259,15 +259,32 @@ class WorkerPool {
   // scenario, runs the point, checks its outputs and leaves the check. Returns the exit status;
   // never throws (an exception would unwind into the sweep's frames, which this process copied).
   int forked_worker(const PointState& st, const std::string& scen, const std::vector<std::string>& args) const;
+  // The same for a batch of points in one process (batch_main): writes their scenarios, runs
+  // them, leaves the check of each completed one. Returns the exit status; never throws.
+  int forked_batch(const std::vector<size_t>& batch) const;
+  // The command line of `nvmesim run` for point `st`, from DIR/.work.
+  std::vector<std::string> point_args(const PointState& st) const;
   void cleanup_worker(const PointState& st, pid_t pid) const;
   // Removes the point's outputs (a point not done has none).
   void remove_outputs(const PointState& st) const;
-  void spawn(size_t si);
+  // The next work: a point to run again alone, else the largest pending point with, when
+  // batching, the next ones of the same controller count up to the batch's share of the rest.
+  std::vector<size_t> next_batch();
+  bool has_work() const { return !retry_.empty() || next_ < queue_.size(); }
+  void spawn(const std::vector<size_t>& batch);
   void reap();
   // Stops the sweep on signal `sig`: no new workers, SIGTERM to the running ones.
   void stop(int sig);
   // What the worker that ran `st` and ended with wait status `status` did.
   void settle(PointState& st, int status);
+  // The same for a batch: a point with its worker's check is done; the others run again alone
+  // (or stay pending when the sweep stops).
+  void settle_batch(const std::vector<size_t>& batch, int status);
+  // Whether the worker's check of `st` can be taken (it names the point and, complete, its .jsonl
+  // still has the size it gives); then it is in `check`.
+  bool take_check(const PointState& st, PointCheck& check) const;
+  // Records a complete check as the point's result.
+  static void record_done(PointState& st, PointCheck& check);
   void wait_for_events();
 
   const Sweep& sw_;
@@ -284,6 +301,13 @@ class WorkerPool {
   SignalFd signals_;
   std::vector<Running> running_;
   const pid_t parent_ = ::getpid();
+  // The pending points, largest estimate first; taken_ marks those handed out, next_ the first not.
+  std::vector<size_t> queue_;
+  std::vector<char> taken_;
+  size_t next_ = 0;
+  double remaining_ns_ = 0;     // the estimates of the points not handed out
+  std::vector<size_t> retry_;   // points of a batch that ended without their check: each alone
+  const bool batching_ = opt_.worker_main && opt_.batch_main && !opt_.outputs.vcd && opt_.max_batch_points > 1;
 };
 
 void WorkerPool::cleanup_worker(const PointState& st, pid_t pid) const {
@@ -300,8 +324,15 @@ void WorkerPool::cleanup_worker(const PointState& st, pid_t pid) const {
   std::remove((d_.work + "/" + check_name(st)).c_str());
 }
 
-void WorkerPool::spawn(size_t si) {
-  PointState& st = states_[si];
+std::vector<std::string> WorkerPool::point_args(const PointState& st) const {
+  std::vector<std::string> args = {"nvmesim", "run", scenario_name(st), "--format", "jsonl", "-q",
+                                   "--out", "../points/" + st.point->id + ".jsonl"};
+  for (auto& a : worker_output_args(opt_.outputs, st.point->id)) args.push_back(std::move(a));
+  return args;
+}
+
+void WorkerPool::spawn(const std::vector<size_t>& batch) {
+  PointState& st = states_[batch.front()];
   const std::string scen = scenario_name(st);
   // The point's scenario, a scratch file for the worker (it is removed afterwards), so no fsync.
   // A forked worker writes it itself: its CPU is then spent in parallel, not in this process,
@@ -312,10 +343,9 @@ void WorkerPool::spawn(size_t si) {
     f.close();
     if (!f) throw IoError(d_.work + "/" + scen + ": cannot write (" + std::strerror(errno) + ")");
   }
-  const std::string out_rel = "../points/" + st.point->id + ".jsonl";
+  // A batch's messages go to its first point's .stderr (read only when that point fails alone).
   const std::string err_name = st.point->id + ".stderr";
-  std::vector<std::string> args = {"nvmesim", "run", scen, "--format", "jsonl", "-q", "--out", out_rel};
-  for (auto& a : worker_output_args(opt_.outputs, st.point->id)) args.push_back(std::move(a));
+  std::vector<std::string> args = point_args(st);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(&a[0]);
   argv.push_back(nullptr);
@@ -351,12 +381,43 @@ void WorkerPool::spawn(size_t si) {
       std::cout.clear();
       std::cerr.clear();
       std::clog.clear();
-      ::_exit(forked_worker(st, scen, args));
+      ::_exit(batch.size() == 1 ? forked_worker(st, scen, args) : forked_batch(batch));
     }
     ::execv(opt_.exe.c_str(), argv.data());
     ::_exit(127);
   }
-  running_.push_back({si, pid});
+  running_.push_back({batch, pid});
+}
+
+int WorkerPool::forked_batch(const std::vector<size_t>& batch) const {
+  std::vector<ojson> scenarios;
+  std::vector<std::vector<std::string>> args;
+  try {
+    for (const size_t si : batch) {
+      const PointState& st = states_[si];
+      ::unlink(check_name(st).c_str());  // no verdict but this run's
+      scenarios.push_back(point_scenario(sw_, *st.point));
+      // A scenario that cannot be written ends the batch before its point, which runs again
+      // alone and reports the failure.
+      if (!write_new_file(scenario_name(st), scenarios.back().dump() + "\n")) break;
+      std::vector<std::string> a = point_args(st);
+      args.emplace_back(a.begin() + 2, a.end());  // after "nvmesim run"
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "nvmesim: internal error: " << e.what() << "\n";
+    return kWorkerExitInternal;
+  }
+  int status = 0;
+  const size_t completed = std::min(opt_.batch_main(args, status), args.size());
+  for (size_t i = 0; i < completed; ++i) {
+    const PointState& st = states_[batch[i]];
+    try {
+      write_new_file(check_name(st), check_text(st.point->id, check_point_outputs(*st.point, opt_.outputs, "../points", scenarios[i])));
+    } catch (...) {
+      ::unlink(check_name(st).c_str());
+    }
+  }
+  return status;
 }
 
 int WorkerPool::forked_worker(const PointState& st, const std::string& scen, const std::vector<std::string>& args) const {
@@ -404,22 +465,9 @@ void WorkerPool::settle(PointState& st, int status) {
     // A forked worker checked its own outputs (the same check, in parallel with the other
     // workers) and left the result; an executed one, or a forked one that could not, is checked here.
     PointCheck check;
-    const std::string path = d_.points + "/" + st.point->id + ".jsonl";
-    // The worker's verdict is taken for this point only when it names the point and its file is
-    // still the size the verdict says (a cheap guard; --resume and merge check the hash).
-    struct stat sb;
-    const bool taken = opt_.worker_main && read_check(d_.work + "/" + check_name(st), st.point->id, check) &&
-                       (!check.complete || (::stat(path.c_str(), &sb) == 0 && S_ISREG(sb.st_mode) &&
-                                            check.jsonl["bytes"].get<uint64_t>() == static_cast<uint64_t>(sb.st_size)));
-    if (!taken) check = check_point_outputs(*st.point, opt_.outputs, d_.points, point_scenario(sw_, *st.point));
-    const bool complete = check.complete;
-    if (complete) {
-      st.summary = std::move(check.summary);
-      st.outputs = std::move(check.outputs);  // recorded for --resume to check
-      st.jsonl = std::move(check.jsonl);      // recorded for --resume and merge to check
-    }
-    if (complete) {
-      st.status = PointStatus::done;
+    if (!take_check(st, check)) check = check_point_outputs(*st.point, opt_.outputs, d_.points, point_scenario(sw_, *st.point));
+    if (check.complete) {
+      record_done(st, check);
     } else {
       remove_outputs(st);
       st.status = PointStatus::failed;
@@ -450,6 +498,42 @@ void WorkerPool::settle(PointState& st, int status) {
   }
 }
 
+bool WorkerPool::take_check(const PointState& st, PointCheck& check) const {
+  // The worker's verdict is taken for this point only when it names the point and its file is
+  // still the size the verdict says (a cheap guard; --resume and merge check the hash).
+  const std::string path = d_.points + "/" + st.point->id + ".jsonl";
+  struct stat sb;
+  return opt_.worker_main && read_check(d_.work + "/" + check_name(st), st.point->id, check) &&
+         (!check.complete || (::stat(path.c_str(), &sb) == 0 && S_ISREG(sb.st_mode) &&
+                              check.jsonl["bytes"].get<uint64_t>() == static_cast<uint64_t>(sb.st_size)));
+}
+
+void WorkerPool::record_done(PointState& st, PointCheck& check) {
+  st.summary = std::move(check.summary);
+  st.outputs = std::move(check.outputs);  // recorded for --resume to check
+  st.jsonl = std::move(check.jsonl);      // recorded for --resume and merge to check
+  st.status = PointStatus::done;
+}
+
+void WorkerPool::settle_batch(const std::vector<size_t>& batch, int status) {
+  // A stop signal we did not send stops the sweep, as for a worker of one point.
+  if (const int sig = stop_signal_of(status); sig && !stop_signal_ && io_error_.empty()) stop(sig);
+  for (const size_t si : batch) {
+    PointState& st = states_[si];
+    PointCheck check;
+    if (take_check(st, check) && check.complete) {
+      record_done(st, check);
+      continue;
+    }
+    // Not completed in the batch (the batch failed at it or before it, or was stopped): its
+    // outputs go, and it runs again in a worker of its own, which reports any failure as for
+    // every point; when the sweep stops, it stays pending for --resume.
+    remove_outputs(st);
+    st.status = PointStatus::pending;
+    if (!stop_signal_ && io_error_.empty()) retry_.push_back(si);
+  }
+}
+
 void WorkerPool::remove_outputs(const PointState& st) const {
   std::remove((d_.points + "/" + st.point->id + ".jsonl").c_str());
   for (const auto& n : extra_output_names(opt_.outputs, st.point->id)) std::remove((d_.points + "/" + n).c_str());
@@ -466,16 +550,22 @@ void WorkerPool::reap() {
   while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
     auto it = std::find_if(running_.begin(), running_.end(), [&](const Running& r) { return r.pid == pid; });
     if (it == running_.end()) continue;
-    PointState& st = states_[it->state];
+    const std::vector<size_t> batch = std::move(it->states);
     running_.erase(it);
-    settle(st, status);
-    cleanup_worker(st, pid);
-    if (st.status == PointStatus::done) ++done_;
-    if (st.status == PointStatus::failed) {
-      ++failed_;
-      progress_.clear();
-      err_ << "nvmesim: point " << st.point->index << " (" << st.point->id << ") failed: " << st.error << "\n";
-      err_.flush();
+    if (batch.size() == 1)
+      settle(states_[batch.front()], status);
+    else
+      settle_batch(batch, status);
+    for (const size_t si : batch) {
+      PointState& st = states_[si];
+      cleanup_worker(st, pid);
+      if (st.status == PointStatus::done) ++done_;
+      if (st.status == PointStatus::failed) {
+        ++failed_;
+        progress_.clear();
+        err_ << "nvmesim: point " << st.point->index << " (" << st.point->id << ") failed: " << st.error << "\n";
+        err_.flush();
+      }
     }
   }
 }
@@ -491,21 +581,55 @@ void WorkerPool::wait_for_events() {
   }
 }
 
+std::vector<size_t> WorkerPool::next_batch() {
+  if (!retry_.empty()) {
+    const size_t si = retry_.front();
+    retry_.erase(retry_.begin());
+    return {si};
+  }
+  const size_t head = queue_[next_];
+  taken_[next_] = 1;
+  std::vector<size_t> batch{head};
+  double cost_ns = states_[head].point->cost_estimate;
+  if (batching_) {
+    // Guided self-scheduling: a batch takes a share of the estimated work not yet handed out,
+    // 1 / (4 x workers), so that batches shrink towards the end and the workers finish together;
+    // at least 50 ms (a fork and an elaboration are worth sharing), at most 2 s (the progress
+    // shown and the work a stop discards), at most max_batch_points points, all of the head's
+    // controller count (one elaboration). Points keep the largest-first order.
+    constexpr double kMinBatchNs = 50e6, kMaxBatchNs = 2e9;
+    constexpr size_t kMaxScan = 4096;  // points looked at past the head, so a batch costs O(1)
+    const double target_ns = std::clamp(remaining_ns_ / (4.0 * jobs_), kMinBatchNs, kMaxBatchNs);
+    const size_t controllers = states_[head].point->controllers;
+    const size_t max_points = std::min<size_t>(opt_.max_batch_points, 256);
+    for (size_t i = next_ + 1; i < queue_.size() && i <= next_ + kMaxScan && cost_ns < target_ns && batch.size() < max_points; ++i) {
+      const SweepPoint& p = *states_[queue_[i]].point;
+      if (taken_[i] || p.controllers != controllers) continue;
+      taken_[i] = 1;
+      batch.push_back(queue_[i]);
+      cost_ns += p.cost_estimate;
+    }
+  }
+  remaining_ns_ -= cost_ns;
+  while (next_ < queue_.size() && taken_[next_]) ++next_;
+  return batch;
+}
+
 void WorkerPool::run() {
-  std::vector<size_t> queue;
   for (size_t i = 0; i < states_.size(); ++i)
-    if (states_[i].status != PointStatus::done) queue.push_back(i);
+    if (states_[i].status != PointStatus::done) queue_.push_back(i);
   // Largest first (issue 15 item 5): the points with the largest estimated cost start first, so
   // that the last to finish are small ones and no worker idles while another runs a long point
   // to the end. Equal estimates keep index order. Only the order of the work changes: each point
   // writes its own files, and the manifest and merge go by index.
-  std::stable_sort(queue.begin(), queue.end(), [&](size_t a, size_t b) {
+  std::stable_sort(queue_.begin(), queue_.end(), [&](size_t a, size_t b) {
     return states_[a].point->cost_estimate > states_[b].point->cost_estimate;
   });
-  size_t next = 0;
+  taken_.assign(queue_.size(), 0);
+  for (const size_t si : queue_) remaining_ns_ += states_[si].point->cost_estimate;
   try {
     while (true) {
-      while (!stop_signal_ && io_error_.empty() && running_.size() < jobs_ && next < queue.size()) spawn(queue[next++]);
+      while (!stop_signal_ && io_error_.empty() && running_.size() < jobs_ && has_work()) spawn(next_batch());
       if (running_.empty()) break;
       show_progress(progress_, states_.size(), done_, failed_, skipped_, false);
       wait_for_events();
@@ -516,7 +640,7 @@ void WorkerPool::run() {
     for (const auto& r : running_) {
       int status;
       ::waitpid(r.pid, &status, 0);
-      cleanup_worker(states_[r.state], r.pid);
+      for (const size_t si : r.states) cleanup_worker(states_[si], r.pid);
     }
     throw;
   }

@@ -1,0 +1,260 @@
+// Issue 15 item 5: a sweep worker runs several points of the same controller count in one process
+// and one SystemC elaboration (engine run_scenarios, cli cmd_run_batch, sweep batch_main). The
+// oracle is the sweep's own contract: every output and the manifest are the bytes of one worker per
+// point (max_batch_points = 1), and a point that fails or is stopped inside a batch ends as it does
+// alone. Elaborations happen only in forked children: this process never elaborates.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "support.hpp"
+#include "sweep/run.hpp"
+#include "sweep/sweep.hpp"
+
+using nvmesim::test::run_nvmesim;
+using nvmesim::test::slurp;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d))
+      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void remove_tree(const std::string& path) { (void)std::system(("rm -rf '" + path + "'").c_str()); }
+
+std::string cwd() {
+  char b[4096];
+  return getcwd(b, sizeof b) ? std::string(b) : std::string(".");
+}
+
+int run_point(const std::vector<std::string>& argv) {
+  std::vector<const char*> a;
+  for (const auto& x : argv) a.push_back(x.c_str());
+  a.push_back(nullptr);
+  return nvmesim::cli_process_main(static_cast<int>(argv.size()), a.data());
+}
+
+// Six points that differ in what a batch's later points could inherit from its first if the
+// elaboration kept per-point state: the PCI address the driver's dmesg lines name (nvme_system
+// builds each variant's functions once), HZ and the workload (shutdown after the probe), each with
+// the base's two variants (5.6 and 5.7, paired deltas). One controller each: one elaboration.
+std::string write_mixed_sweep(const std::string& name) {
+  const std::string path = name + ".sweep.json";
+  spit(path, std::string(R"({"schema": "nvmesim.sweep/1", "name": "mixed",
+    "base": ")") + NVMESIM_SOURCE_DIR + R"(/scenarios/aws-c5.12xlarge.json",
+    "trials": 12,
+    "grid": {"/workload": ["probe", "shutdown"]},
+    "zip": {"/controllers/0/pci_address": ["0000:00:04.0", "0000:00:1f.0", "0000:3b:00.0"],
+            "/host/hz": [250, 1000, 100]}})");
+  return path;
+}
+
+// Every file of two sweep folders' points/ and their manifests, byte for byte.
+void check_same_folders(const std::string& a, const std::string& b) {
+  const auto files = entries(a + "/points");
+  CHECK(entries(b + "/points") == files);
+  for (const auto& f : files) {
+    INFO(f);
+    CHECK(slurp(a + "/points/" + f) == slurp(b + "/points/" + f));
+  }
+  CHECK(slurp(a + "/manifest.json") == slurp(b + "/manifest.json"));
+}
+
+// The batch sizes a sweep's workers ran, one line per batch, from a log the children append to.
+std::vector<int> batch_sizes(const std::string& log) {
+  std::vector<int> sizes;
+  std::istringstream in(slurp(log));
+  for (int n; in >> n;) sizes.push_back(n);
+  return sizes;
+}
+
+}  // namespace
+
+TEST_CASE("sweep batches: points run in one elaboration give the bytes of one worker per point", "[sweep][process][batch]") {
+  const std::string sweep = write_mixed_sweep("tba");
+  for (const char* d : {"tba-single", "tba-batch"}) remove_tree(d);
+  const std::string log = cwd() + "/tba.log";
+  std::remove(log.c_str());
+  const nvmesim::Sweep sw = nvmesim::load_sweep_file(sweep);
+  REQUIRE(sw.points.size() == 6);
+  nvmesim::SweepRunOptions o;
+  o.jobs = 1;
+  o.quiet = true;
+  o.exe = "/nonexistent/nvmesim";
+  o.outputs.trace = true;   // the trace and dmesg of each point too: a batch writes them per point
+  o.outputs.dmesg = true;
+  o.worker_main = run_point;
+  o.batch_main = [&](const std::vector<std::vector<std::string>>& args, int& status) {
+    std::ofstream(log, std::ios::app) << args.size() << "\n";
+    return nvmesim::cmd_run_batch(args, std::cerr, status);
+  };
+  std::ostringstream err;
+  o.out_dir = "tba-single";
+  o.max_batch_points = 1;  // one worker per point: the reference
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  CHECK(batch_sizes(log).empty());
+  o.out_dir = "tba-batch";
+  o.max_batch_points = 256;
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  INFO(err.str());
+  // Six points of about 6 ms of estimated work each, one worker: the first batch takes its share
+  // of the rest, 1/4 of it but at least 50 ms, so all six in one (mutant: batching off fails here).
+  CHECK(batch_sizes(log) == std::vector<int>{6});
+  check_same_folders("tba-single", "tba-batch");
+  // Each point's dmesg names its own PCI address (mutant: the functions cached by variant index
+  // alone, the later points of the batch logged the first one's address: the bytes differ above).
+  const ojson m = ojson::parse(slurp("tba-batch/manifest.json"));
+  REQUIRE(m["points"].size() == 6);
+  for (const auto& p : m["points"]) {
+    CHECK(p["status"] == "done");
+    const std::string address = p["parameters"]["/controllers/0/pci_address"];
+    CHECK(slurp("tba-batch/points/" + p["id"].get<std::string>() + ".dmesg").find("pci function " + address) != std::string::npos);
+  }
+  // The CLI's sweep batches too, with the same bytes (but the manifest's "run", which records the
+  // sweep file for merge's resume hint).
+  remove_tree("tba-cli");
+  REQUIRE(run_nvmesim("sweep " + sweep + " --out tba-cli --jobs 2 -q --trace --dmesg") == 0);
+  for (const auto& f : entries("tba-single/points")) CHECK(slurp("tba-single/points/" + f) == slurp("tba-cli/points/" + f));
+  CHECK(ojson::parse(slurp("tba-cli/manifest.json"))["points"] == m["points"]);
+  CHECK(entries("tba-batch") == std::vector<std::string>{"manifest.json", "points"});  // .work removed, nothing left
+  for (const char* d : {"tba-single", "tba-batch", "tba-cli"}) remove_tree(d);
+  std::remove(sweep.c_str());
+  std::remove(log.c_str());
+}
+
+TEST_CASE("sweep batches: a point a batch could not complete runs again alone", "[sweep][process][batch]") {
+  const std::string sweep = write_mixed_sweep("tbr");
+  for (const char* d : {"tbr-ref", "tbr-1", "tbr-2"}) remove_tree(d);
+  const nvmesim::Sweep sw = nvmesim::load_sweep_file(sweep);
+  nvmesim::SweepRunOptions o;
+  o.jobs = 1;
+  o.quiet = true;
+  o.exe = "/nonexistent/nvmesim";
+  o.worker_main = run_point;
+  std::ostringstream err;
+  o.out_dir = "tbr-ref";
+  o.max_batch_points = 1;
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  o.max_batch_points = 256;
+  // The batch's third command line names a scenario that is not there: the batch ends after two
+  // points, and the four others (the third and those after it) run in workers of their own.
+  // Mutant: points without a check left pending instead of run again: not all done.
+  o.out_dir = "tbr-1";
+  o.batch_main = [](std::vector<std::vector<std::string>> args, int& status) {
+    if (args.size() >= 3) args[2][0] = "missing.json";
+    return nvmesim::cmd_run_batch(args, std::cerr, status);
+  };
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  check_same_folders("tbr-ref", "tbr-1");
+  // A batch that dies (a crash of ours) leaves no check: every point of it runs again alone.
+  o.out_dir = "tbr-2";
+  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int&) -> size_t {
+    if (args.size() > 1) std::abort();
+    return 0;
+  };
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  check_same_folders("tbr-ref", "tbr-2");
+  for (const char* d : {"tbr-ref", "tbr-1", "tbr-2"}) remove_tree(d);
+  std::remove(sweep.c_str());
+}
+
+TEST_CASE("sweep batches: a SIGTERM in a batch stops the sweep, and --resume completes it", "[sweep][process][batch]") {
+  const std::string sweep = write_mixed_sweep("tbs");
+  for (const char* d : {"tbs-ref", "tbs-1"}) remove_tree(d);
+  const nvmesim::Sweep sw = nvmesim::load_sweep_file(sweep);
+  nvmesim::SweepRunOptions o;
+  o.jobs = 1;
+  o.quiet = true;
+  o.exe = "/nonexistent/nvmesim";
+  o.worker_main = run_point;
+  std::ostringstream err;
+  o.out_dir = "tbs-ref";
+  o.max_batch_points = 1;
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  // The batch runs its first two points, then the worker gets a SIGTERM (as from scancel) and
+  // returns as cmd_run_batch does then (the signal caught between trials, exit 143): the sweep
+  // stops (143); the two points the batch completed are done, the others pending, none failed.
+  // Mutant: a stopped batch's points all pending: done is 0.
+  o.max_batch_points = 256;
+  o.out_dir = "tbs-1";
+  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int& status) -> size_t {
+    const size_t n = nvmesim::cmd_run_batch({args.at(0), args.at(1)}, std::cerr, status);
+    status = 128 + SIGTERM;
+    return n;
+  };
+  CHECK(nvmesim::run_sweep(sw, o, err) == 128 + SIGTERM);
+  const ojson m = ojson::parse(slurp("tbs-1/manifest.json"));
+  size_t done = 0, pending = 0;
+  for (const auto& p : m["points"]) {
+    done += p["status"] == "done";
+    pending += p["status"] == "pending";
+  }
+  CHECK(done == 2);
+  CHECK(pending == 4);
+  CHECK(entries("tbs-1/points").size() == 2);
+  // --resume with batches that work: the same bytes as one worker per point.
+  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int& status) {
+    return nvmesim::cmd_run_batch(args, std::cerr, status);
+  };
+  o.resume = true;
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  check_same_folders("tbs-ref", "tbs-1");
+  for (const char* d : {"tbs-ref", "tbs-1"}) remove_tree(d);
+  std::remove(sweep.c_str());
+}
+
+// cmd_run_batch alone, in a forked child (one elaboration): the second command line's output
+// folder does not exist, so opening its outputs fails inside the simulation, after the first
+// scenario's trials. The first is committed, with the bytes of `nvmesim run` alone; the second and
+// third leave nothing, not even a temporary. Mutant: commit the first only after sc_start (and
+// drop it on a later failure): the count and the file fail.
+TEST_CASE("cmd_run_batch commits each scenario before the next and stops at the first failure", "[batch]") {
+  const std::string dir = "tcb";
+  remove_tree(dir);
+  REQUIRE(::mkdir(dir.c_str(), 0755) == 0);
+  const std::string scenario = std::string(NVMESIM_SOURCE_DIR) + "/scenarios/aws-c5.12xlarge.json";
+  const std::vector<std::vector<std::string>> args = {
+      {scenario, "-n", "7", "--format", "jsonl", "-q", "--out", dir + "/a.jsonl"},
+      {scenario, "-n", "7", "--format", "jsonl", "-q", "--out", dir + "/none/b.jsonl"},
+      {scenario, "-n", "7", "--format", "jsonl", "-q", "--out", dir + "/c.jsonl"}};
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int status = -1;
+    const size_t n = nvmesim::cmd_run_batch(args, std::cerr, status);
+    _exit(status == 0 ? static_cast<int>(n) : 100 + status);
+  }
+  int wstatus = 0;
+  REQUIRE(waitpid(pid, &wstatus, 0) == pid);
+  REQUIRE(WIFEXITED(wstatus));
+  CHECK(WEXITSTATUS(wstatus) == 1);  // one completed, exit status 0
+  CHECK(entries(dir) == std::vector<std::string>{"a.jsonl"});
+  REQUIRE(run_nvmesim("run " + scenario + " -n 7 --format jsonl -q --out " + dir + "/alone.jsonl") == 0);
+  CHECK(slurp(dir + "/a.jsonl") == slurp(dir + "/alone.jsonl"));
+  remove_tree(dir);
+}
