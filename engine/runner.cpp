@@ -6,12 +6,12 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/atomic_file.hpp"
 #include "core/progress.hpp"
 #include "core/signals.hpp"
 #include "engine/system.hpp"
 #include "engine/variant_stats.hpp"
 #include "models/sim_time.hpp"
-#include "core/atomic_file.hpp"
 #include "outputs/run_outputs.hpp"
 #include "outputs/sink.hpp"
 #include "outputs/vcd.hpp"
