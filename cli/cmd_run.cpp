@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -196,7 +197,8 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   return kExitOk;
 }
 
-size_t cmd_run_batch(const std::vector<std::vector<std::string>>& args, std::ostream& err, int& exit_status) {
+size_t cmd_run_batch(const std::vector<std::vector<std::string>>& args, std::ostream& err, int& exit_status,
+                     const std::function<void(size_t)>& committed) {
   exit_status = kExitOk;
   try {
     const po::options_description opts = describe_run_options();
@@ -218,18 +220,17 @@ size_t cmd_run_batch(const std::vector<std::vector<std::string>>& args, std::ost
     std::vector<BatchRun> runs;
     for (const PreparedRun& p : prepared) runs.push_back(BatchRun{&p.sc, p.ro});
     StopSignals stop_signals;
-    BatchOutcome outcome = run_scenarios(runs);
+    BatchOutcome outcome = run_scenarios(runs, committed);
     if (outcome.failure) {
       try {
         std::rethrow_exception(outcome.failure);
-      } catch (const Interrupted& e) {
-        exit_status = e.exit_status();
+      } catch (const Interrupted&) {
       } catch (const std::exception& e) {
         err << "nvmesim: batch: " << terminal_text(e.what()) << "\n";
       }
-    } else if (stop_requested()) {
-      exit_status = 128 + stop_signal();
     }
+    // A stop is a stop whatever else ended the batch (the sweep then keeps the rest pending).
+    if (stop_requested()) exit_status = 128 + stop_signal();
     return outcome.reports.size();
   } catch (const std::exception& e) {
     err << "nvmesim: batch: internal error: " << terminal_text(e.what()) << "\n";

@@ -123,8 +123,9 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     return cli_process_main(static_cast<int>(argv.size()), a.data());
   };
   // Several points of the same controller count in one fork and one elaboration (issue 15 item 5).
-  ro.batch_main = [](const std::vector<std::vector<std::string>>& lines, int& exit_status) {
-    return cmd_run_batch(lines, std::cerr, exit_status);
+  ro.batch_main = [](const std::vector<std::vector<std::string>>& lines, int& exit_status,
+                     const std::function<void(size_t)>& committed) {
+    return cmd_run_batch(lines, std::cerr, exit_status, committed);
   };
   return run_sweep(sw, ro, err);
 }

@@ -4,6 +4,7 @@
 // and throws InputError (exit 2), boost::program_options errors (exit 2), IoError (exit 3) or
 // Interrupted (128 + signal) for cli_main to report.
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -20,9 +21,12 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 /// Returns how many leading command lines completed with every output written; the first that
 /// could not be loaded or failed ends the batch (its message goes to `err` prefixed
 /// "nvmesim: batch: ", and its point is run again on its own by the sweep, which then reports the
-/// error as `run` does). `exit_status` becomes 128 + signal when SIGINT/SIGTERM stopped the
-/// batch, else 0. Never throws. Call at most once per process.
-size_t cmd_run_batch(const std::vector<std::vector<std::string>>& args, std::ostream& err, int& exit_status);
+/// error as `run` does). `exit_status` becomes 128 + signal when SIGINT/SIGTERM arrived during the
+/// batch (whatever else ended it), else 0. `committed`, when set, is called with each command
+/// line's index as soon as its outputs are written, while SIGINT/SIGTERM are still caught (it
+/// must not throw). Never throws. Call at most once per process.
+size_t cmd_run_batch(const std::vector<std::vector<std::string>>& args, std::ostream& err, int& exit_status,
+                     const std::function<void(size_t)>& committed = {});
 
 /// `nvmesim validate FILE...`: checks scenario and sweep files without running them; one line
 /// per file; 2 when any is invalid.

@@ -117,7 +117,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
   return std::move(out.reports.front());
 }
 
-BatchOutcome run_scenarios(const std::vector<BatchRun>& runs) {
+BatchOutcome run_scenarios(const std::vector<BatchRun>& runs, const std::function<void(size_t)>& committed) {
   BatchOutcome out;
   if (runs.empty()) return out;
   for (size_t i = 1; i < runs.size(); ++i)
@@ -164,6 +164,7 @@ BatchOutcome run_scenarios(const std::vector<BatchRun>& runs) {
       try {
         out.reports.push_back(active->commit());
         active.reset();
+        if (committed) committed(k);
         ++k;
         AtomicFile::restart_temp_numbering();
         active = std::make_unique<ActiveRun>(*runs[k].scenario, runs[k].options);
@@ -192,6 +193,7 @@ BatchOutcome run_scenarios(const std::vector<BatchRun>& runs) {
     check_run_ended(a.sc, system, a.done, a.order.total());
     out.reports.push_back(active->commit());
     active.reset();
+    if (committed) committed(k);
     // A signal between two scenarios of a batch: the next did not start.
     if (k + 1 < runs.size()) {
       if (stop_requested()) throw Interrupted(stop_signal());

@@ -1,7 +1,9 @@
 #pragma once
 // The trial runner: runs every variant of a scenario for its trials in one SystemC elaboration,
 // hands each trial to the outputs' sinks, and summarises (DESIGN sections 6 and 8).
+#include <cstddef>
 #include <exception>
+#include <functional>
 #include <vector>
 
 #include "outputs/report.hpp"
@@ -46,8 +48,10 @@ struct BatchOutcome {
 /// own. A failure (a limit, an output that cannot be written, SIGINT/SIGTERM) ends the batch; the
 /// simulated-time limit counts over the whole batch, so a scenario that hits it here may fit in a
 /// run of its own. A VCD (options.vcd_path) is allowed only in a batch of one, since it records
-/// the elaboration's whole time axis (std::logic_error otherwise). Never throws for a scenario's
-/// failure; call at most once per process.
-BatchOutcome run_scenarios(const std::vector<BatchRun>& runs);
+/// the elaboration's whole time axis (std::logic_error otherwise). `committed`, when set, is called
+/// with each scenario's index as soon as its outputs are committed (inside the simulation for all
+/// but the last: it must not throw), so that a caller can act on a scenario before a later one
+/// fails or crashes. Never throws for a scenario's failure; call at most once per process.
+BatchOutcome run_scenarios(const std::vector<BatchRun>& runs, const std::function<void(size_t)>& committed = {});
 
 }  // namespace nvmesim

@@ -61,12 +61,15 @@ struct SweepRunOptions {
   /// points of the same controller count in one process and one elaboration (issue 15 item 5: a
   /// small point's fork, page faults, elaboration and exit cost several times its trials). Called
   /// in the child as worker_main is, with each point's command line after "nvmesim run", in the
-  /// order given; returns how many leading points completed with all their outputs written and
-  /// sets its second argument to 128 + signal when SIGINT/SIGTERM stopped it (else 0); never
-  /// throws. The child then leaves the check of each completed point (as for one point), and the
-  /// sweep runs each point of the batch that has none again in a worker of its own, where a
-  /// failure is reported as for any point.
-  std::function<size_t(const std::vector<std::vector<std::string>>& args, int& exit_status)> batch_main;
+  /// order given; calls `committed(i)` as soon as point i's outputs are all written (the child
+  /// then leaves its check, as for one point, before the next point runs); returns how many
+  /// leading points completed and sets `exit_status` to 128 + signal when SIGINT/SIGTERM stopped
+  /// it (else 0); never throws (cmd_run_batch of cli/commands.hpp). The first point of a batch
+  /// without a check then runs again in a worker of its own, where a failure is reported as for
+  /// any point, and the points after it go back to be batched again.
+  std::function<size_t(const std::vector<std::vector<std::string>>& args, int& exit_status,
+                       const std::function<void(size_t)>& committed)>
+      batch_main;
   /// The most points one batch holds (1: every point in a worker of its own), 1 to 256.
   size_t max_batch_points = 256;
   SweepOutputs outputs;            ///< each point's outputs besides its .jsonl

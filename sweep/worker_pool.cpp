@@ -343,7 +343,7 @@ void WorkerPool::spawn(const std::vector<size_t>& batch) {
     f.close();
     if (!f) throw IoError(d_.work + "/" + scen + ": cannot write (" + std::strerror(errno) + ")");
   }
-  // A batch's messages go to its first point's .stderr (read only when that point fails alone).
+  // A batch's messages go to its first point's .stderr (settle_batch quotes them when the batch ends early).
   const std::string err_name = st.point->id + ".stderr";
   std::vector<std::string> args = point_args(st);
   std::vector<char*> argv;
@@ -407,16 +407,19 @@ int WorkerPool::forked_batch(const std::vector<size_t>& batch) const {
     std::cerr << "nvmesim: internal error: " << e.what() << "\n";
     return kWorkerExitInternal;
   }
-  int status = 0;
-  const size_t completed = std::min(opt_.batch_main(args, status), args.size());
-  for (size_t i = 0; i < completed; ++i) {
+  // Each point's check as soon as its outputs are written, before the next point runs: a crash or
+  // a signal later in the batch leaves the points before it done.
+  const auto committed = [&](size_t i) {
+    if (i >= args.size()) return;
     const PointState& st = states_[batch[i]];
     try {
       write_new_file(check_name(st), check_text(st.point->id, check_point_outputs(*st.point, opt_.outputs, "../points", scenarios[i])));
     } catch (...) {
       ::unlink(check_name(st).c_str());
     }
-  }
+  };
+  int status = 0;
+  opt_.batch_main(args, status, committed);
   return status;
 }
 
@@ -518,19 +521,48 @@ void WorkerPool::record_done(PointState& st, PointCheck& check) {
 void WorkerPool::settle_batch(const std::vector<size_t>& batch, int status) {
   // A stop signal we did not send stops the sweep, as for a worker of one point.
   if (const int sig = stop_signal_of(status); sig && !stop_signal_ && io_error_.empty()) stop(sig);
-  for (const size_t si : batch) {
-    PointState& st = states_[si];
+  size_t first_open = batch.size();  // the first point without a complete check
+  for (size_t i = 0; i < batch.size(); ++i) {
+    PointState& st = states_[batch[i]];
     PointCheck check;
     if (take_check(st, check) && check.complete) {
       record_done(st, check);
       continue;
     }
-    // Not completed in the batch (the batch failed at it or before it, or was stopped): its
-    // outputs go, and it runs again in a worker of its own, which reports any failure as for
-    // every point; when the sweep stops, it stays pending for --resume.
+    // Not completed in the batch (it failed at this point or before it, or was stopped): its
+    // outputs go. When the sweep stops, it stays pending for --resume. Else the first such point,
+    // where the batch ended, runs again in a worker of its own, which reports any failure as for
+    // every point; the points after it go back to the queue to be batched again.
     remove_outputs(st);
     st.status = PointStatus::pending;
-    if (!stop_signal_ && io_error_.empty()) retry_.push_back(si);
+    if (stop_signal_ || !io_error_.empty()) continue;
+    if (first_open == batch.size()) {
+      first_open = i;
+      retry_.push_back(batch[i]);
+    } else {
+      queue_.push_back(batch[i]);
+      taken_.push_back(0);
+      remaining_ns_ += st.point->cost_estimate;
+    }
+  }
+  next_ = std::min(next_, queue_.size());
+  while (next_ < queue_.size() && taken_[next_]) ++next_;
+  // Said once per batch that ended early other than by a stop, with what the batch said: the
+  // point's own failure, if any, follows from its own worker (without this line a batch that
+  // always ended early would only be slow).
+  if (first_open < batch.size() && !opt_.quiet) {
+    const PointState& st = states_[batch[first_open]];
+    std::string said = worker_message(read_small_file(d_.work + "/" + states_[batch.front()].point->id + ".stderr", 1 << 20),
+                                      scenario_name(st), d_.points);
+    if (said.rfind("nvmesim: batch: ", 0) == 0) said = said.substr(16);
+    if (said.empty() && WIFSIGNALED(status))
+      said = "its worker was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + signal_name(WTERMSIG(status)) + ")";
+    progress_.clear();
+    err_ << "nvmesim: note: a worker's batch of " << batch.size() << " points ended after " << first_open
+         << (said.empty() ? "" : " (" + terminal_text(said) + ")") << "; point " << st.point->index << " ("
+         << st.point->id << ") runs again alone" << (first_open + 1 < batch.size() ? ", the rest in new batches" : "")
+         << "\n";
+    err_.flush();
   }
 }
 

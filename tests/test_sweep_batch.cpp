@@ -29,6 +29,7 @@
 using nvmesim::test::run_nvmesim;
 using nvmesim::test::slurp;
 using ojson = nlohmann::ordered_json;
+using Committed = std::function<void(size_t)>;
 
 namespace {
 
@@ -109,9 +110,9 @@ TEST_CASE("sweep batches: points run in one elaboration give the bytes of one wo
   o.outputs.trace = true;   // the trace and dmesg of each point too: a batch writes them per point
   o.outputs.dmesg = true;
   o.worker_main = run_point;
-  o.batch_main = [&](const std::vector<std::vector<std::string>>& args, int& status) {
+  o.batch_main = [&](const std::vector<std::vector<std::string>>& args, int& status, const Committed& committed) {
     std::ofstream(log, std::ios::app) << args.size() << "\n";
-    return nvmesim::cmd_run_batch(args, std::cerr, status);
+    return nvmesim::cmd_run_batch(args, std::cerr, status, committed);
   };
   std::ostringstream err;
   o.out_dir = "tba-single";
@@ -138,7 +139,11 @@ TEST_CASE("sweep batches: points run in one elaboration give the bytes of one wo
   // The CLI's sweep batches too, with the same bytes (but the manifest's "run", which records the
   // sweep file for merge's resume hint).
   remove_tree("tba-cli");
-  REQUIRE(run_nvmesim("sweep " + sweep + " --out tba-cli --jobs 2 -q --trace --dmesg") == 0);
+  const nvmesim::test::CliResult cli = nvmesim::test::run_capture("sweep " + sweep + " --out tba-cli --jobs 2 --trace --dmesg");
+  REQUIRE(cli.status == 0);
+  // No batch ended early (each would say so: review of stop 28, a batch that always ended early
+  // gave the same bytes, one point at a time).
+  CHECK(cli.err.find("batch") == std::string::npos);
   for (const auto& f : entries("tba-single/points")) CHECK(slurp("tba-single/points/" + f) == slurp("tba-cli/points/" + f));
   CHECK(ojson::parse(slurp("tba-cli/manifest.json"))["points"] == m["points"]);
   CHECK(entries("tba-batch") == std::vector<std::string>{"manifest.json", "points"});  // .work removed, nothing left
@@ -161,26 +166,61 @@ TEST_CASE("sweep batches: a point a batch could not complete runs again alone", 
   o.max_batch_points = 1;
   REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
   o.max_batch_points = 256;
-  // The batch's third command line names a scenario that is not there: the batch ends after two
-  // points, and the four others (the third and those after it) run in workers of their own.
-  // Mutant: points without a check left pending instead of run again: not all done.
+  // A batch's third command line names a scenario that is not there: the batch ends after two
+  // points; the third runs in a worker of its own, the three after it in a new batch (which ends
+  // at its own third, the sixth point, which then runs alone). Mutants: points without a check
+  // left pending instead of run again: not all done; every point after the failure run alone:
+  // the batch sizes are 6 only.
+  const std::string log = cwd() + "/tbr.log";
+  std::remove(log.c_str());
   o.out_dir = "tbr-1";
-  o.batch_main = [](std::vector<std::vector<std::string>> args, int& status) {
+  o.quiet = false;  // the note of a batch that ended early
+  o.batch_main = [&](std::vector<std::vector<std::string>> args, int& status, const Committed& committed) {
+    std::ofstream(log, std::ios::app) << args.size() << "\n";
     if (args.size() >= 3) args[2][0] = "missing.json";
-    return nvmesim::cmd_run_batch(args, std::cerr, status);
+    return nvmesim::cmd_run_batch(args, std::cerr, status, committed);
   };
-  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  std::ostringstream err1;
+  REQUIRE(nvmesim::run_sweep(sw, o, err1) == 0);
   check_same_folders("tbr-ref", "tbr-1");
+  CHECK(batch_sizes(log) == std::vector<int>{6, 3});
+  INFO(err1.str());
+  CHECK(err1.str().find("nvmesim: note: a worker's batch of 6 points ended after 2 (missing.json") != std::string::npos);
+  CHECK(err1.str().find("runs again alone, the rest in new batches\n") != std::string::npos);
+  o.quiet = true;
   // A batch that dies (a crash of ours) leaves no check: every point of it runs again alone.
   o.out_dir = "tbr-2";
-  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int&) -> size_t {
+  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int&, const Committed&) -> size_t {
     if (args.size() > 1) std::abort();
     return 0;
   };
   REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
   check_same_folders("tbr-ref", "tbr-2");
-  for (const char* d : {"tbr-ref", "tbr-1", "tbr-2"}) remove_tree(d);
+  // A batch that crashes after its second point: those two are done by the checks their worker
+  // left as each was written, and only the four others run again (logged by the single workers).
+  // Mutant: the checks written after the whole batch: the first two run again alone too.
+  const std::string singles = cwd() + "/tbr-singles.log";
+  std::remove(singles.c_str());
+  o.out_dir = "tbr-3";
+  o.worker_main = [&](const std::vector<std::string>& argv) {
+    std::ofstream(singles, std::ios::app) << argv.at(2) << "\n";
+    return run_point(argv);
+  };
+  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int& status, const Committed& committed) -> size_t {
+    if (args.size() < 6) return 0;  // only the first batch, of all six
+    nvmesim::cmd_run_batch({args.at(0), args.at(1)}, std::cerr, status, committed);
+    std::abort();
+  };
+  REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
+  check_same_folders("tbr-ref", "tbr-3");
+  std::istringstream ran(slurp(singles));
+  std::vector<std::string> alone;
+  for (std::string line; std::getline(ran, line);) alone.push_back(line);
+  CHECK(alone.size() == 4);
+  for (const char* d : {"tbr-ref", "tbr-1", "tbr-2", "tbr-3"}) remove_tree(d);
   std::remove(sweep.c_str());
+  std::remove(log.c_str());
+  std::remove(singles.c_str());
 }
 
 TEST_CASE("sweep batches: a SIGTERM in a batch stops the sweep, and --resume completes it", "[sweep][process][batch]") {
@@ -202,8 +242,8 @@ TEST_CASE("sweep batches: a SIGTERM in a batch stops the sweep, and --resume com
   // Mutant: a stopped batch's points all pending: done is 0.
   o.max_batch_points = 256;
   o.out_dir = "tbs-1";
-  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int& status) -> size_t {
-    const size_t n = nvmesim::cmd_run_batch({args.at(0), args.at(1)}, std::cerr, status);
+  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int& status, const Committed& committed) -> size_t {
+    const size_t n = nvmesim::cmd_run_batch({args.at(0), args.at(1)}, std::cerr, status, committed);
     status = 128 + SIGTERM;
     return n;
   };
@@ -218,8 +258,8 @@ TEST_CASE("sweep batches: a SIGTERM in a batch stops the sweep, and --resume com
   CHECK(pending == 4);
   CHECK(entries("tbs-1/points").size() == 2);
   // --resume with batches that work: the same bytes as one worker per point.
-  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int& status) {
-    return nvmesim::cmd_run_batch(args, std::cerr, status);
+  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int& status, const Committed& committed) {
+    return nvmesim::cmd_run_batch(args, std::cerr, status, committed);
   };
   o.resume = true;
   REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
@@ -257,4 +297,85 @@ TEST_CASE("cmd_run_batch commits each scenario before the next and stops at the 
   REQUIRE(run_nvmesim("run " + scenario + " -n 7 --format jsonl -q --out " + dir + "/alone.jsonl") == 0);
   CHECK(slurp(dir + "/a.jsonl") == slurp(dir + "/alone.jsonl"));
   remove_tree(dir);
+}
+
+// Each scenario of a batch numbers its temporaries from 0, as a process of its own does: the sweep
+// removes a killed worker's temporaries by name, n below 5, and a batch of many points with three
+// outputs each would otherwise reach far beyond (review of stop 28: a .dmesg.tmp.<pid>.5 was left).
+// A folder where the second scenario's temporary would be without the restart (.tmp.<pid>.1, after
+// the first one's .0) makes that scenario fail; with the restart it uses .0 and both complete.
+TEST_CASE("cmd_run_batch numbers each scenario's temporaries from 0", "[batch]") {
+  const std::string dir = "tcn";
+  remove_tree(dir);
+  REQUIRE(::mkdir(dir.c_str(), 0755) == 0);
+  const std::string scenario = std::string(NVMESIM_SOURCE_DIR) + "/scenarios/aws-c5.12xlarge.json";
+  const std::vector<std::vector<std::string>> args = {
+      {scenario, "-n", "3", "--format", "jsonl", "-q", "--out", dir + "/a.jsonl"},
+      {scenario, "-n", "3", "--format", "jsonl", "-q", "--out", dir + "/b.jsonl"}};
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (::mkdir((dir + "/.b.jsonl.tmp." + std::to_string(::getpid()) + ".1").c_str(), 0755) != 0) _exit(99);
+    int status = -1;
+    const size_t n = nvmesim::cmd_run_batch(args, std::cerr, status);
+    _exit(status == 0 ? static_cast<int>(n) : 100 + status);
+  }
+  int wstatus = 0;
+  REQUIRE(waitpid(pid, &wstatus, 0) == pid);
+  REQUIRE(WIFEXITED(wstatus));
+  CHECK(WEXITSTATUS(wstatus) == 2);
+  const auto files = entries(dir);
+  CHECK(std::count(files.begin(), files.end(), "a.jsonl") == 1);
+  CHECK(std::count(files.begin(), files.end(), "b.jsonl") == 1);
+  remove_tree(dir);
+}
+
+// A SIGTERM to a batch's worker alone (Slurm signals every process of a job, each on its own):
+// the worker stops between two trials, keeps the points it completed, and the sweep stops with
+// 143, the other points pending (not failed, not run again). Mutant: cmd_run_batch not setting
+// its exit status on a stop: the sweep runs the rest and exits 0.
+TEST_CASE("sweep batches: a SIGTERM to a batch's worker stops the sweep", "[sweep][process][batch]") {
+  const std::string sweep = "tbt.sweep.json";
+  spit(sweep, std::string(R"({"schema": "nvmesim.sweep/1", "name": "t",
+    "base": ")") + NVMESIM_SOURCE_DIR + R"(/scenarios/aws-c5.12xlarge.json",
+    "trials": 20000, "set": {"/variants": []},
+    "grid": {"/host/kernel": ["5.6", "5.7"], "/host/hz": [100, 250, 300, 1000]}})");
+  remove_tree("tbt-d");
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl(NVMESIM_BINARY, "nvmesim", "sweep", sweep.c_str(), "--out", "tbt-d", "-q", "--jobs", "1",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // The first point of the first batch (of two or three: 1/4 of the estimated work) is written
+  // (20000 trials, about 0.1-0.3 s a point): the worker is in its second point.
+  const auto committed_points = [] {
+    size_t n = 0;
+    for (const auto& f : entries("tbt-d/points")) n += f[0] != '.';  // not a temporary
+    return n;
+  };
+  for (int i = 0; i < 60000 && committed_points() == 0; ++i) usleep(500);
+  pid_t worker = 0;
+  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  children >> worker;
+  REQUIRE(worker > 0);
+  kill(worker, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 143);
+  const ojson m = ojson::parse(slurp("tbt-d/manifest.json"));
+  size_t done = 0, pending = 0;
+  for (const auto& p : m["points"]) {
+    done += p["status"] == "done";
+    pending += p["status"] == "pending";
+  }
+  CHECK(done >= 1);
+  CHECK(pending >= 1);
+  CHECK(done + pending == 8);
+  REQUIRE(run_nvmesim("sweep " + sweep + " --out tbt-d --resume -q") == 0);
+  CHECK(entries("tbt-d/points").size() == 8);
+  remove_tree("tbt-d");
+  std::remove(sweep.c_str());
 }
