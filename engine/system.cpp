@@ -132,6 +132,9 @@ bool nvme_system::run_trial(const TrialRequest& req, TrialResult& r) {
                            Stream(req.seed, req.trial, h_link_write_stall_[i]));
     controllers_[i]->begin_trial(&v.controllers[i], req.seed, req.trial, &recorder_);
   }
+  // The controllers this variant does not have (an earlier variant, or an earlier point of a
+  // sweep's batch, had more) drop what they still had pending.
+  for (size_t i = v.controllers.size(); i < controllers_.size(); ++i) controllers_[i]->leave_out();
   const int64_t t0 = sim_now_ps();
   auto now_rel = [&] { return sim_now_ps() - t0; };
   Platform* chosen = nullptr;

@@ -92,6 +92,14 @@ class nvme_controller : public sc_core::sc_module, public TimedWork {
   /// (`handoff`), now; writes still in flight are lost. Random streams continue; the trial's
   /// time origin stays.
   void platform_reset();
+  /// Leaves the controller out of the trial that starts now (the variant has fewer controllers;
+  /// engine/system.cpp). The timed work still pending from an earlier trial (a state transition,
+  /// a command's completion, the media, a surprise removal, the waveform's register values) is
+  /// dropped, so that nothing of that trial happens, or is recorded, during this one (attack of
+  /// stop 28: an enable still under way when a 2-controller trial ended put "state ready" for
+  /// nvme1 into the next 1-controller trial's trace). The next trial that uses it calls
+  /// begin_trial.
+  void leave_out();
 
   using Spec = RegisterSpec<nvme_controller>;
   /// The BAR0 register table as declared (`n` receives its length): for docs and tests.

@@ -119,6 +119,16 @@ void nvme_controller::abort_work() {
   io_queues_requested_ = 0;
 }
 
+void nvme_controller::leave_out() {
+  abort_work();
+  pending_ = Pending{};
+  transition_ev_.cancel();
+  removal_ev_.cancel();
+  removal_due_ps_ = -1;
+  published_.clear();
+  publish_ev_.cancel();
+}
+
 void nvme_controller::reset(ResetKind kind, int64_t t_ps) {
   bar0_regs_.reset(*this, kind);
   config_regs_.reset(*this, kind);
