@@ -50,8 +50,9 @@ SweepOutputs sweep_outputs(const po::variables_map& vm, const Sweep& sw) {
 int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts(
       "Usage: nvmesim sweep SWEEP.json --out DIR [options]\n\n"
-      "Runs every point of a sweep (nvmesim.sweep/1: a base scenario and axes over JSON pointers), each\n"
-      "in a worker process of its own (`nvmesim run` on the point's scenario), and writes\n"
+      "Runs every point of a sweep (nvmesim.sweep/1: a base scenario and axes over JSON pointers) as\n"
+      "`nvmesim run` on the point's scenario, in worker processes that each run a batch of points of\n"
+      "one controller count (one per point with --vcd; docs/sweeps.md, \"Batches\"), and writes\n"
       "DIR/points/<id>.jsonl per point (with --trace, --vcd, --dmesg also <id>.trace.json, <id>.vcd,\n"
       "<id>.dmesg) and DIR/manifest.json, each atomically. A point that fails or\n"
       "crashes is recorded with its error and the others go on. SIGINT/SIGTERM stop cleanly: complete\n"

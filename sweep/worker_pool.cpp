@@ -555,6 +555,7 @@ void WorkerPool::settle_batch(const std::vector<size_t>& batch, int status) {
     std::string said = worker_message(read_small_file(d_.work + "/" + states_[batch.front()].point->id + ".stderr", 1 << 20),
                                       scenario_name(st), d_.points);
     if (said.rfind("nvmesim: batch: ", 0) == 0) said = said.substr(16);
+    if (said.rfind(scenario_name(st) + ": ", 0) == 0) said = said.substr(scenario_name(st).size() + 2);  // as worker_message does
     if (said.empty() && WIFSIGNALED(status))
       said = "its worker was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + signal_name(WTERMSIG(status)) + ")";
     progress_.clear();
