@@ -120,9 +120,10 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& opt) {
 BatchOutcome run_scenarios(const std::vector<BatchRun>& runs, const std::function<void(size_t)>& committed) {
   BatchOutcome out;
   if (runs.empty()) return out;
-  for (size_t i = 1; i < runs.size(); ++i)
-    if (!runs[i].options.vcd_path.empty() || !runs[0].options.vcd_path.empty())
-      throw std::logic_error("run_scenarios: a VCD records a whole elaboration; it is allowed in a batch of one only");
+  if (runs.size() > 1)
+    for (const BatchRun& r : runs)
+      if (!r.options.vcd_path.empty())
+        throw std::logic_error("run_scenarios: a VCD records a whole elaboration; it is allowed in a batch of one only");
   const RunOptions& opt0 = runs[0].options;
   std::unique_ptr<ActiveRun> active;
   try {

@@ -262,6 +262,9 @@ class WorkerPool {
   // The same for a batch of points in one process (batch_main): writes their scenarios, runs
   // them, leaves the check of each completed one. Returns the exit status; never throws.
   int forked_batch(const std::vector<size_t>& batch) const;
+  // In a forked worker, in DIR/.work: checks point `st`'s outputs (its scenario `scenario`) and
+  // leaves the check for the sweep (check_text); never throws.
+  void leave_check(const PointState& st, const ojson& scenario) const;
   // The command line of `nvmesim run` for point `st`, from DIR/.work.
   std::vector<std::string> point_args(const PointState& st) const;
   void cleanup_worker(const PointState& st, pid_t pid) const;
@@ -389,6 +392,16 @@ void WorkerPool::spawn(const std::vector<size_t>& batch) {
   running_.push_back({batch, pid});
 }
 
+void WorkerPool::leave_check(const PointState& st, const ojson& scenario) const {
+  // The sweep reads the check back and, when it cannot, checks the outputs itself: a check not
+  // written (whatever the reason) costs time, not correctness, so it is not the point's failure.
+  try {
+    write_new_file(check_name(st), check_text(st.point->id, check_point_outputs(*st.point, opt_.outputs, "../points", scenario)));
+  } catch (...) {
+    ::unlink(check_name(st).c_str());
+  }
+}
+
 int WorkerPool::forked_batch(const std::vector<size_t>& batch) const {
   std::vector<ojson> scenarios;
   std::vector<std::vector<std::string>> args;
@@ -410,13 +423,7 @@ int WorkerPool::forked_batch(const std::vector<size_t>& batch) const {
   // Each point's check as soon as its outputs are written, before the next point runs: a crash or
   // a signal later in the batch leaves the points before it done.
   const auto committed = [&](size_t i) {
-    if (i >= args.size()) return;
-    const PointState& st = states_[batch[i]];
-    try {
-      write_new_file(check_name(st), check_text(st.point->id, check_point_outputs(*st.point, opt_.outputs, "../points", scenarios[i])));
-    } catch (...) {
-      ::unlink(check_name(st).c_str());
-    }
+    if (i < args.size()) leave_check(states_[batch[i]], scenarios[i]);
   };
   int status = 0;
   opt_.batch_main(args, status, committed);
@@ -439,13 +446,7 @@ int WorkerPool::forked_worker(const PointState& st, const std::string& scen, con
   }
   const int rc = opt_.worker_main(args);  // `run`'s code: catches everything, returns its exit status
   if (rc != 0) return rc;
-  // The sweep reads the check back and, when it cannot, checks the outputs itself: a check not
-  // written (whatever the reason) costs time, not correctness, so it is not the point's failure.
-  try {
-    write_new_file(check_name(st), check_text(st.point->id, check_point_outputs(*st.point, opt_.outputs, "../points", scenario)));
-  } catch (...) {
-    ::unlink(check_name(st).c_str());
-  }
+  leave_check(st, scenario);
   return 0;
 }
 
