@@ -11,15 +11,49 @@
 #include <string>
 #include <vector>
 
+#include <algorithm>
+#include <dirent.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/cli.hpp"
 #include "core/json_text.hpp"
 #include "engine/runner.hpp"
 #include "scenario/scenario.hpp"
 
 namespace nvmesim::test {
+
+/// The names in folder `dir` (without "." and ".."), sorted; empty when it cannot be read.
+inline std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d))
+      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// Removes `path` and everything under it (`rm -rf`).
+inline void remove_tree(const std::string& path) { (void)std::system(("rm -rf '" + path + "'").c_str()); }
+
+/// This process's working folder.
+inline std::string cwd() {
+  char b[4096];
+  return getcwd(b, sizeof b) ? std::string(b) : std::string(".");
+}
+
+/// Runs the command line `argv` ({"nvmesim", "run", ...}) in this process, as the nvmesim binary's
+/// main does, and returns its exit status: a sweep's worker_main in the tests.
+inline int run_cli_in_process(const std::vector<std::string>& argv) {
+  std::vector<const char*> a;
+  for (const auto& x : argv) a.push_back(x.c_str());
+  a.push_back(nullptr);
+  return cli_process_main(static_cast<int>(argv.size()), a.data());
+}
 
 /// The whole file at `path` ("" when it cannot be read).
 inline std::string slurp(const std::string& path) {

@@ -29,6 +29,10 @@
 
 using nvmesim::InputError;
 using nvmesim::test::run_nvmesim;
+using nvmesim::test::cwd;
+using nvmesim::test::entries;
+using nvmesim::test::remove_tree;
+using nvmesim::test::spit;
 using nvmesim::test::slurp;
 using nvmesim::load_sweep_text;
 using nvmesim::Sweep;
@@ -47,26 +51,10 @@ Sweep sweep_of(const std::string& rest) {
 }
 
 
-void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 
-std::vector<std::string> entries(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (const dirent* e = readdir(d))
-      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
-void remove_tree(const std::string& path) { (void)std::system(("rm -rf '" + path + "'").c_str()); }
 
-std::string cwd() {
-  char b[4096];
-  return getcwd(b, sizeof b) ? std::string(b) : std::string(".");
-}
 
 // The sweep of the done-when check, smaller: 2 kernels x 3 enable latencies over the AWS case.
 std::string write_grid6(const std::string& name, int trials) {
@@ -490,12 +478,7 @@ TEST_CASE("sweep workers are forks that run the point without executing a binary
   o.jobs = 2;
   o.quiet = true;
   o.exe = "/nonexistent/nvmesim";
-  o.worker_main = [](const std::vector<std::string>& argv) {
-    std::vector<const char*> a;
-    for (const auto& x : argv) a.push_back(x.c_str());
-    a.push_back(nullptr);
-    return nvmesim::cli_process_main(static_cast<int>(argv.size()), a.data());
-  };
+  o.worker_main = nvmesim::test::run_cli_in_process;
   std::ostringstream err;
   CHECK(nvmesim::run_sweep(sw, o, err) == 0);
   INFO(err.str());
@@ -524,12 +507,7 @@ TEST_CASE("a forked worker's own check gives the manifest of a sweep that checks
   o.out_dir = "tc-exec";
   o.exe = NVMESIM_BINARY;
   REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
-  const auto run_point = [](const std::vector<std::string>& argv) {
-    std::vector<const char*> a;
-    for (const auto& x : argv) a.push_back(x.c_str());
-    a.push_back(nullptr);
-    return nvmesim::cli_process_main(static_cast<int>(argv.size()), a.data());
-  };
+  const auto run_point = nvmesim::test::run_cli_in_process;
   o.out_dir = "tc-fork";
   o.exe = "/nonexistent/nvmesim";
   o.worker_main = run_point;

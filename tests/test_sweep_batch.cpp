@@ -26,39 +26,17 @@
 #include "sweep/run.hpp"
 #include "sweep/sweep.hpp"
 
+using nvmesim::test::cwd;
+using nvmesim::test::entries;
+using nvmesim::test::remove_tree;
+using nvmesim::test::run_cli_in_process;
 using nvmesim::test::run_nvmesim;
+using nvmesim::test::spit;
 using nvmesim::test::slurp;
 using ojson = nlohmann::ordered_json;
 using Committed = std::function<void(size_t)>;
 
 namespace {
-
-void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-std::vector<std::string> entries(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (const dirent* e = readdir(d))
-      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-void remove_tree(const std::string& path) { (void)std::system(("rm -rf '" + path + "'").c_str()); }
-
-std::string cwd() {
-  char b[4096];
-  return getcwd(b, sizeof b) ? std::string(b) : std::string(".");
-}
-
-int run_point(const std::vector<std::string>& argv) {
-  std::vector<const char*> a;
-  for (const auto& x : argv) a.push_back(x.c_str());
-  a.push_back(nullptr);
-  return nvmesim::cli_process_main(static_cast<int>(argv.size()), a.data());
-}
 
 // Six points that differ in what a batch's later points could inherit from its first if the
 // elaboration kept per-point state: the PCI address the driver's dmesg lines name (nvme_system
@@ -73,6 +51,22 @@ std::string write_mixed_sweep(const std::string& name) {
     "zip": {"/controllers/0/pci_address": ["0000:00:04.0", "0000:00:1f.0", "0000:3b:00.0"],
             "/host/hz": [250, 1000, 100]}})");
   return path;
+}
+
+// A sweep's options as `nvmesim sweep` sets them (forked workers, no program executed), one
+// worker, no progress; batching as `max_batch_points` says (1: one worker per point).
+nvmesim::SweepRunOptions forked_options(const std::string& out_dir, size_t max_batch_points) {
+  nvmesim::SweepRunOptions o;
+  o.out_dir = out_dir;
+  o.jobs = 1;
+  o.quiet = true;
+  o.exe = "/nonexistent/nvmesim";
+  o.worker_main = run_cli_in_process;
+  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int& status, const Committed& committed) {
+    return nvmesim::cmd_run_batch(args, std::cerr, status, committed);
+  };
+  o.max_batch_points = max_batch_points;
+  return o;
 }
 
 // Every file of two sweep folders' points/ and their manifests, byte for byte.
@@ -103,20 +97,14 @@ TEST_CASE("sweep batches: points run in one elaboration give the bytes of one wo
   std::remove(log.c_str());
   const nvmesim::Sweep sw = nvmesim::load_sweep_file(sweep);
   REQUIRE(sw.points.size() == 6);
-  nvmesim::SweepRunOptions o;
-  o.jobs = 1;
-  o.quiet = true;
-  o.exe = "/nonexistent/nvmesim";
+  nvmesim::SweepRunOptions o = forked_options("tba-single", 1);  // one worker per point: the reference
   o.outputs.trace = true;   // the trace and dmesg of each point too: a batch writes them per point
   o.outputs.dmesg = true;
-  o.worker_main = run_point;
   o.batch_main = [&](const std::vector<std::vector<std::string>>& args, int& status, const Committed& committed) {
     std::ofstream(log, std::ios::app) << args.size() << "\n";
     return nvmesim::cmd_run_batch(args, std::cerr, status, committed);
   };
   std::ostringstream err;
-  o.out_dir = "tba-single";
-  o.max_batch_points = 1;  // one worker per point: the reference
   REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
   CHECK(batch_sizes(log).empty());
   o.out_dir = "tba-batch";
@@ -156,14 +144,8 @@ TEST_CASE("sweep batches: a point a batch could not complete runs again alone", 
   const std::string sweep = write_mixed_sweep("tbr");
   for (const char* d : {"tbr-ref", "tbr-1", "tbr-2"}) remove_tree(d);
   const nvmesim::Sweep sw = nvmesim::load_sweep_file(sweep);
-  nvmesim::SweepRunOptions o;
-  o.jobs = 1;
-  o.quiet = true;
-  o.exe = "/nonexistent/nvmesim";
-  o.worker_main = run_point;
+  nvmesim::SweepRunOptions o = forked_options("tbr-ref", 1);
   std::ostringstream err;
-  o.out_dir = "tbr-ref";
-  o.max_batch_points = 1;
   REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
   o.max_batch_points = 256;
   // A batch's third command line names a scenario that is not there: the batch ends after two
@@ -204,7 +186,7 @@ TEST_CASE("sweep batches: a point a batch could not complete runs again alone", 
   o.out_dir = "tbr-3";
   o.worker_main = [&](const std::vector<std::string>& argv) {
     std::ofstream(singles, std::ios::app) << argv.at(2) << "\n";
-    return run_point(argv);
+    return run_cli_in_process(argv);
   };
   o.batch_main = [](const std::vector<std::vector<std::string>>& args, int& status, const Committed& committed) -> size_t {
     if (args.size() < 6) return 0;  // only the first batch, of all six
@@ -227,14 +209,8 @@ TEST_CASE("sweep batches: a SIGTERM in a batch stops the sweep, and --resume com
   const std::string sweep = write_mixed_sweep("tbs");
   for (const char* d : {"tbs-ref", "tbs-1"}) remove_tree(d);
   const nvmesim::Sweep sw = nvmesim::load_sweep_file(sweep);
-  nvmesim::SweepRunOptions o;
-  o.jobs = 1;
-  o.quiet = true;
-  o.exe = "/nonexistent/nvmesim";
-  o.worker_main = run_point;
+  nvmesim::SweepRunOptions o = forked_options("tbs-ref", 1);
   std::ostringstream err;
-  o.out_dir = "tbs-ref";
-  o.max_batch_points = 1;
   REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
   // The batch runs its first two points, then the worker gets a SIGTERM (as from scancel) and
   // returns as cmd_run_batch does then (the signal caught between trials, exit 143): the sweep
@@ -258,9 +234,7 @@ TEST_CASE("sweep batches: a SIGTERM in a batch stops the sweep, and --resume com
   CHECK(pending == 4);
   CHECK(entries("tbs-1/points").size() == 2);
   // --resume with batches that work: the same bytes as one worker per point.
-  o.batch_main = [](const std::vector<std::vector<std::string>>& args, int& status, const Committed& committed) {
-    return nvmesim::cmd_run_batch(args, std::cerr, status, committed);
-  };
+  o.batch_main = forked_options("", 256).batch_main;
   o.resume = true;
   REQUIRE(nvmesim::run_sweep(sw, o, err) == 0);
   check_same_folders("tbs-ref", "tbs-1");

@@ -29,23 +29,15 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-std::vector<std::string> entries(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (const dirent* e = readdir(d))
-      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using nvmesim::test::entries;
+using nvmesim::test::remove_tree;
+
 
 bool exists(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0;
 }
 
-void remove_tree(const std::string& path) { (void)std::system(("rm -rf '" + path + "'").c_str()); }
 
 // A sweep of `points` seeds (0 .. points-1) over a one-controller scenario with `trials` trials.
 std::string write_seed_sweep(const std::string& name, int points, int trials) {

@@ -33,10 +33,7 @@ int run_with(const std::string& env, const std::string& args, const std::string&
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-std::string cwd() {
-  char buf[PATH_MAX];
-  return getcwd(buf, sizeof buf) ? buf : "";
-}
+using nvmesim::test::cwd;
 
 // The failing-point sweep of test_sweep.cpp: 50 ms needs ~25 CSTS reads, above the limit of 10
 // (usleep_range(1000, 2000) polls every ~2 ms); 1 ms, 2 ms and 3 ms are ready in 2 reads.
