@@ -24,10 +24,12 @@ void host_memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  if (trans.is_read()) std::memcpy(trans.get_data_ptr(), bytes_.data() + addr, len);
-  else {
+  if (trans.is_read()) {
+    settle(addr, len);
+    std::memcpy(trans.get_data_ptr(), bytes_.data() + addr, len);
+  } else {
+    overwrite(addr, len);
     std::memcpy(bytes_.data() + addr, trans.get_data_ptr(), len);
-    mark(addr, len);
     if (watch_cq_writes && addr < hostmem::kIdentify && addr + len > hostmem::kAdminCq) cq_write.notify(delay);
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -2,6 +2,7 @@
 // Everything the scenario says about one NVMe controller (DESIGN section 7, `controllers[]`),
 // in typed form. Pure C++.
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "core/distribution.hpp"
@@ -85,6 +86,30 @@ struct ControllerParams {
   /// QEMU's emulated controller reports 1.
   uint32_t nn = 0;
   ControllerFaults faults;
+
+  /// The PCI Vendor ID (Identify VID, config register 00h bits 15:0) from pci_id's first four hex
+  /// digits; the Device ID (bits 31:16) from its last four. No allocation: the controller reads
+  /// them at every reset and Identify. Throws std::invalid_argument unless pci_id is
+  /// "vvvv:dddd" in hex (the scenario loader only passes that form).
+  uint16_t vendor_id() const { return pci_id_hex16(0); }
+  uint16_t device_id() const { return pci_id_hex16(5); }
+
+ private:
+  uint16_t pci_id_hex16(size_t pos) const {
+    if (pci_id.size() != 9 || pci_id[4] != ':')
+      throw std::invalid_argument("pci_id \"" + pci_id + "\" is not \"vvvv:dddd\" in hex");
+    unsigned v = 0;
+    for (size_t i = pos; i < pos + 4; ++i) {
+      const char c = pci_id[i];
+      const unsigned d = c >= '0' && c <= '9' ? static_cast<unsigned>(c - '0')
+                         : c >= 'a' && c <= 'f' ? static_cast<unsigned>(c - 'a' + 10)
+                         : c >= 'A' && c <= 'F' ? static_cast<unsigned>(c - 'A' + 10)
+                                                : 16u;
+      if (d == 16u) throw std::invalid_argument("pci_id \"" + pci_id + "\" is not \"vvvv:dddd\" in hex");
+      v = v * 16 + d;
+    }
+    return static_cast<uint16_t>(v);
+  }
 };
 
 /// The PCIe link between the root port and one controller.

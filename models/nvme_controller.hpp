@@ -222,7 +222,6 @@ class nvme_controller : public sc_core::sc_module, public TimedWork {
   uint64_t cur_prp1_ = 0;
   uint8_t cur_cns_ = 0;
   tlm::tlm_generic_payload dma_trans_;  // reused by every DMA (see dma_transfer())
-  std::array<uint8_t, 4096> identify_buf_{};  // reused: zeroed per command without a 4 KiB stack array
   int64_t cur_start_ps_ = 0;
   sc_core::sc_event admin_done_;
   uint32_t io_queues_requested_ = 0;

@@ -69,7 +69,7 @@ uint64_t nvme_controller::vs_value() const { return p_->vs.encode(); }
 uint64_t nvme_controller::crto_value() const { return p_->crto.encode(); }
 uint64_t nvme_controller::pci_id_value() const {
   // Vendor ID 15:0, Device ID 31:16, from "vendor:device" (checked by the scenario loader).
-  return std::stoul(p_->pci_id.substr(0, 4), nullptr, 16) | std::stoul(p_->pci_id.substr(5, 4), nullptr, 16) << 16;
+  return uint64_t{p_->vendor_id()} | uint64_t{p_->device_id()} << 16;
 }
 uint64_t nvme_controller::csts_read(int64_t) const {
   // RDY, CFS and SHST follow the state; NSSRO is the stored bit.
