@@ -24,10 +24,16 @@ TlpRate::TlpRate(int generation, int width) {
   if (width < 1 || width > 32) throw std::invalid_argument("PCIe link width must be 1 to 32 lanes");
   per_byte_ps_x1024_ = per_byte_ps_x1024[generation - 1];
   den_ = 1024 * static_cast<int64_t>(width);
+  // Links are x1, x2, x4, x8, x16 or x32 in practice: a shift then replaces the division by
+  // den_, which every TLP needs (issue 15 item 3). Other widths divide.
+  den_shift_ = -1;
+  for (int s = 0; s < 63; ++s)
+    if ((int64_t{1} << s) == den_) den_shift_ = s;
 }
 
 int64_t TlpRate::serialisation_ps(uint32_t bytes) const {
   const int64_t total = static_cast<int64_t>(bytes + kFramingBytes) * per_byte_ps_x1024_;
+  if (den_shift_ >= 0) return (total + den_ - 1) >> den_shift_;  // total >= 0: the same ceiling
   return (total + den_ - 1) / den_;
 }
 

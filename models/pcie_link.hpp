@@ -35,6 +35,7 @@ class TlpRate {
  private:
   int64_t per_byte_ps_x1024_ = 0;  // ps per byte on one lane, times 1024
   int64_t den_ = 1024;             // 1024 x lanes
+  int den_shift_ = 10;             // log2(den_) when the lanes are a power of two, else -1 (divide)
 };
 
 /// Header bytes of a memory request TLP (4 DW, 64-bit address) and of a completion (3 DW).

@@ -37,6 +37,23 @@
 using namespace nvmesim;
 using namespace nvmesim::modeltest;
 
+TEST_CASE("model timing: TLP serialisation is ceil((bytes + 8 framing) x ps per byte / lanes) - at every width",
+          "[model]") {
+  // Gen3 (8 GT/s, 128b/130b): 1015.625 ps a byte on one lane (1040000 / 1024). A read request of
+  // 16 header bytes is 24 bytes with framing: 24 x 1015.625 = 24375 ps on x1, / 4 = 6093.75 -> 6094
+  // on x4, / 12 = 2031.25 -> 2032 on x12 (not a power of two: the division path), / 32 = 761.72 ->
+  // 762 on x32. A 4096-byte payload with a 16-byte header: 4120 x 1015.625 = 4184375 ps on x1,
+  // / 16 = 261523.4 -> 261524 on x16. Gen1 (2.5 GT/s, 8b/10b): 4000 ps a byte: 24 x 4000 = 96000
+  // on x1, / 3 = 32000 on x3 (exact, the division path).
+  CHECK(tlp_serialisation_ps(3, 1, 16) == 24375);
+  CHECK(tlp_serialisation_ps(3, 4, 16) == 6094);
+  CHECK(tlp_serialisation_ps(3, 12, 16) == 2032);
+  CHECK(tlp_serialisation_ps(3, 32, 16) == 762);
+  CHECK(tlp_serialisation_ps(3, 16, 16 + 4096) == 261524);
+  CHECK(tlp_serialisation_ps(1, 1, 16) == 96000);
+  CHECK(tlp_serialisation_ps(1, 3, 16) == 32000);
+}
+
 TEST_CASE("model timing: a CSTS read's round trip - 500 MHz and 3333 ps - x4 and x1", "[model][systemc]") {
   // Issued at trial start (an edge): request 24 B, arrival at ser + 450000, sampled at the next
   // edge, completed 16 cycles later, completion 24 B back, + 450000.
