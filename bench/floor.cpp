@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -26,6 +28,8 @@ struct floor_device : sc_core::sc_module {
     done.notify(sc_core::SC_ZERO_TIME);
   }
 };
+
+long g_running_hosts = 0;  // the last host to finish stops the simulation
 
 struct floor_host : sc_core::sc_module {
   floor_device* dev = nullptr;
@@ -47,7 +51,7 @@ struct floor_host : sc_core::sc_module {
         }
       }
     }
-    sc_core::sc_stop();
+    if (--g_running_hosts == 0) sc_core::sc_stop();
   }
 };
 
@@ -55,24 +59,38 @@ struct floor_host : sc_core::sc_module {
 
 int main(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::printf("Usage: nvmesim_floor TRIALS [STEPS [DEVICE_STEPS]]\n"
+    std::printf("Usage: nvmesim_floor TRIALS [STEPS [DEVICE_STEPS [HOSTS]]]\n"
                 "Runs TRIALS trials of STEPS timed waits (default 36), DEVICE_STEPS of them (default 6)\n"
-                "answered by a device event, and prints trials per second.\n");
+                "answered by a device event, and prints trials per second. With HOSTS (default 1), that\n"
+                "many host/device pairs run side by side, TRIALS each, as nvmesim's controllers do: the\n"
+                "floor's own cost per host-trial at 1 and at 1024 hosts (issue 15 item 4).\n");
     return argc < 2 ? 2 : 0;
   }
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-  floor_device dev("dev");
-  floor_host host("host");
-  host.dev = &dev;
-  host.trials = std::atol(argv[1]);
-  if (argc > 2) host.steps = std::atoi(argv[2]);
-  if (argc > 3) host.device_steps = std::atoi(argv[3]);
+  const long hosts = argc > 4 ? std::atol(argv[4]) : 1;
+  if (hosts < 1 || hosts > 65536) {
+    std::fprintf(stderr, "nvmesim_floor: HOSTS must be 1 to 65536\n");
+    return 2;
+  }
+  std::vector<std::unique_ptr<floor_device>> devs;
+  std::vector<std::unique_ptr<floor_host>> hs;
+  for (long i = 0; i < hosts; ++i) {
+    devs.push_back(std::make_unique<floor_device>(("dev" + std::to_string(i)).c_str()));
+    hs.push_back(std::make_unique<floor_host>(("host" + std::to_string(i)).c_str()));
+    floor_host& host = *hs.back();
+    host.dev = devs.back().get();
+    host.trials = std::atol(argv[1]);
+    if (argc > 2) host.steps = std::atoi(argv[2]);
+    if (argc > 3) host.device_steps = std::atoi(argv[3]);
+  }
+  g_running_hosts = hosts;
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("%ld trials in %.3f s: %.0f trials/s\n", host.trials, s, static_cast<double>(host.trials) / s);
+  const long trials = hs.front()->trials * hosts;
+  std::printf("%ld trials in %.3f s: %.0f trials/s\n", trials, s, static_cast<double>(trials) / s);
   return 0;
 }
 
