@@ -34,15 +34,17 @@ class host_memory : public sc_core::sc_module {
 
   explicit host_memory(sc_core::sc_module_name name);
   /// The host CPU's read of the bytes at bus address `addr` (within kSize), valid up to the end of
-  /// addr's 4 KiB page (a CQE, the Identify data).
+  /// addr's 4 KiB page (a CQE, the Identify data) and until the next clear(), which does not zero
+  /// the bytes behind a view taken before it.
   const uint8_t* view(uint64_t addr) const {
     settle(addr, 1);
     return bytes_.data() + addr;
   }
   /// The host CPU's write of `len` bytes at bus address `addr` (addr + len <= kSize): the bytes to
-  /// fill in, every one of them (an SQE), remembered for the next clear().
+  /// fill in (an SQE), zeroed, and remembered for the next clear().
   uint8_t* write_at(uint64_t addr, uint32_t len) {
     overwrite(addr, len);
+    std::fill_n(bytes_.data() + addr, len, uint8_t{0});
     return bytes_.data() + addr;
   }
   /// Zeroes what was written (by DMA or through write_at) since the last clear, for a new probe:
@@ -69,6 +71,9 @@ class host_memory : public sc_core::sc_module {
   // clear) or [stale_lo, stale_hi) (written before it: logically zero, not yet zeroed). Both are
   // bus addresses inside the page; a range is empty when lo >= hi.
   static constexpr uint64_t kPageBytes = 0x1000;
+  static_assert(hostmem::kAdminSq % kPageBytes == 0 && hostmem::kAdminCq % kPageBytes == 0 &&
+                    hostmem::kIdentify % kPageBytes == 0 && hostmem::kSize % kPageBytes == 0,
+                "the admin SQ, the admin CQ and the Identify buffer each start a page of their own");
   struct Page {
     uint64_t dirty_lo = hostmem::kSize, dirty_hi = 0;
     uint64_t stale_lo = hostmem::kSize, stale_hi = 0;

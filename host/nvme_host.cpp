@@ -306,8 +306,7 @@ void nvme_host::reset_admin_queue(uint32_t depth) {
 
 uint16_t nvme_host::submit(uint8_t opcode, uint32_t cdw10, uint32_t cdw11, uint64_t prp1, uint32_t nsid) {
   // Build the SQE in host memory and ring the SQ tail doorbell.
-  uint8_t* sqe = memory.write_at(hostmem::kAdminSq + uint64_t{sq_tail_} * regs::kSqeBytes, regs::kSqeBytes);
-  std::memset(sqe, 0, regs::kSqeBytes);
+  uint8_t* sqe = memory.write_at(hostmem::kAdminSq + uint64_t{sq_tail_} * regs::kSqeBytes, regs::kSqeBytes);  // zeroed
   const uint16_t cid = next_cid_++;
   outstanding_ = true;
   sqe[0] = opcode;

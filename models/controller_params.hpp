@@ -89,7 +89,7 @@ struct ControllerParams {
 
   /// The PCI Vendor ID (Identify VID, config register 00h bits 15:0) from pci_id's first four hex
   /// digits; the Device ID (bits 31:16) from its last four. No allocation: the controller reads
-  /// them at every reset and Identify. Throws std::invalid_argument unless pci_id is
+  /// them at every config-space ID read and Identify Controller. Throws std::invalid_argument unless pci_id is
   /// "vvvv:dddd" in hex (the scenario loader only passes that form).
   uint16_t vendor_id() const { return pci_id_hex16(0); }
   uint16_t device_id() const { return pci_id_hex16(5); }

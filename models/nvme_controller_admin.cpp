@@ -13,9 +13,11 @@ namespace nvmesim {
 
 namespace {
 /// The Identify data a controller DMAs, built here just before the DMA. One page for every
-/// controller, not 4 KiB each: SystemC runs one process at a time and a DMA's b_transport copies
-/// the data before it returns, so no two controllers use it at once; at 1024 controllers a page
-/// of each would be 4 MiB of cold memory touched per trial (issue 15 item 4).
+/// controller, not 4 KiB each: at 1024 controllers a page of each was 4 MiB of cold memory touched
+/// per trial (issue 15 item 4). No two controllers use it at once: it is filled and DMA'd inside
+/// complete_command, an SC_METHOD, so the DMA target cannot wait() (SystemC refuses a wait in a
+/// method) and no other process runs before the DMA returns; a target must copy the data in
+/// b_transport, not keep the pointer (host_memory and the tests' stubs copy).
 std::array<uint8_t, 4096>& identify_page() {
   static std::array<uint8_t, 4096> page{};
   return page;

@@ -25,7 +25,7 @@ TlpRate::TlpRate(int generation, int width) {
   per_byte_ps_x1024_ = per_byte_ps_x1024[generation - 1];
   den_ = 1024 * static_cast<int64_t>(width);
   // Links are x1, x2, x4, x8, x16 or x32 in practice: a shift then replaces the division by
-  // den_, which every TLP needs (issue 15 item 3). Other widths divide.
+  // den_, which every TLP needs (issue 15 items 3 and 4). Other widths divide.
   den_shift_ = -1;
   for (int s = 0; s < 63; ++s)
     if ((int64_t{1} << s) == den_) den_shift_ = s;

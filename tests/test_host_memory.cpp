@@ -113,6 +113,8 @@ TEST_CASE("host memory: clear zeroes every byte written since the last clear, ac
     b.expect_view("written, before clear: SQE 5", hostmem::kAdminSq + 5 * 64, 64, [](uint32_t) { return uint8_t{0xAA}; });
     b.expect_dma("written, before clear: across the page boundary", 0x1FF0, 32, [](uint32_t) { return uint8_t{0xC3}; });
     b.mem.clear();
+    // First a DMA read across the page boundary, before anything else settles either page.
+    b.expect_dma("after clear, read first: across the page boundary", 0x1FF0, 32, zero);
     b.expect_view("after clear: the Identify page", hostmem::kIdentify, 4096, zero);
     b.expect_view("after clear: the CQ page (the boundary write's second half and slot 3)", hostmem::kAdminCq, 4096, zero);
     b.expect_dma("after clear: the SQ page", hostmem::kAdminSq, 4096, zero);
@@ -157,5 +159,17 @@ TEST_CASE("host memory: bytes written before two clears with no read between the
     b.mem.clear();
     b.expect_view("Identify after two clears", hostmem::kIdentify, 4096, zero);
     b.expect_view("CQ slot 0 after a clear", hostmem::kAdminCq, 16, zero);
+  });
+}
+
+TEST_CASE("host memory: CQEs posted in ascending slots read zero after a clear - as a probe's are",
+          "[model][systemc]") {
+  MemBench b;
+  b.run([&] {
+    // CQ slots 0, 1, 2 written in order (the controller posts them so): after a clear all three
+    // read zero, or the next probe would see a stale phase tag in slot 0 or 1.
+    for (uint32_t slot = 0; slot < 3; ++slot) b.dma_write(hostmem::kAdminCq + slot * 16, 16, 0x01);
+    b.mem.clear();
+    b.expect_view("CQ slots 0-2 after a clear", hostmem::kAdminCq, 48, zero);
   });
 }
