@@ -177,6 +177,11 @@ void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
   for (const auto& v : rep.variants) {
     for (auto [what, sm] : {std::pair{"first usable namespace", &v.namespace_ms},
                             std::pair{"critical path", &v.critical_path_ms}, std::pair{"workload", &v.workload_ms}}) {
+      if (sm == &v.critical_path_ms && !sm->count && v.workload_ms.count) {
+        // A workload ran but no trial was ok (probe and workload): say so, as docs/output.md does.
+        os << pad(terminal_text(v.name), w) << " critical path: n/a (no trial ok: probe and workload)\n";
+        continue;
+      }
       if (!sm->count || (sm == &v.critical_path_ms && v.critical_path_ms.max == v.probe_ms.max &&
                          v.critical_path_ms.min == v.probe_ms.min))
         continue;
