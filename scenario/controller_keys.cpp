@@ -20,7 +20,7 @@ uint8_t hex_nibble_or_fail(const Node& n, char c) {
   if (c >= '0' && c <= '9') return static_cast<uint8_t>(c - '0');
   if (c >= 'a' && c <= 'f') return static_cast<uint8_t>(c - 'a' + 10);
   if (c >= 'A' && c <= 'F') return static_cast<uint8_t>(c - 'A' + 10);
-  n.fail("must be a hex string such as \"0x1d0f\"");
+  n.fail("must be \"vendor:device\" in hex, e.g. \"1d0f:8061\"");
 }
 
 void read_clock(const Node& n, ControllerEntry& c) {

@@ -30,8 +30,13 @@ void set_preset(LinkParams& l, LinkPreset p) {
 }
 
 void read_width(const Node& w, LinkParams& l) {
-  const int64_t v = w.integer(1, 32);
-  if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16 && v != 32) w.fail("must be 1, 2, 4, 8, 16 or 32 lanes");
+  // One message for every value refused, naming the widths allowed (a number outside 1-32, a
+  // fraction, a string: the same list).
+  const auto& j = w.json();
+  const int64_t v = j.is_number_unsigned() && j.get<uint64_t>() <= 32 ? j.get<int64_t>() : 0;
+  if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16 && v != 32)
+    w.fail(std::string("must be 1, 2, 4, 8, 16 or 32 lanes, not ") +
+           (j.is_number() ? j.dump() : j.is_null() ? std::string("null") : std::string("a ") + j.type_name()));
   l.width = static_cast<int>(v);
 }
 

@@ -195,3 +195,21 @@ TEST_CASE("a key repeated in one object is an error", "[scenario]") {
   // at its JSON pointer (issue 16 item 17: the message had neither).
   CHECK_THAT(e, Catch::StartsWith("s.json:4:72: /controllers/0/enable_latency/min: the key \"min\" appears twice in one object"));
 }
+
+TEST_CASE("link.width refuses every other value with the one list of widths - pci_id names its form", "[scenario]") {
+  // Attack of stop 29: 0 and 33 said "from 1 to 32", which suggested that 3 would do.
+  const std::string list = "/link/width: must be 1, 2, 4, 8, 16 or 32 lanes, not ";
+  const std::string base = R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.6"}, "controllers": [{}], "link": {"width": )";
+  for (const char* bad : {"0", "3", "12", "33", "-1", "9999999999999999999", "2.5"}) {
+    INFO(bad);
+    CHECK_THAT(error_of(base + bad + "}}"), Catch::Contains(list + bad));
+  }
+  CHECK_THAT(error_of(base + "\"4\"}}"), Catch::Contains(list + "a string"));
+  CHECK_THAT(error_of(base + "null}}"), Catch::Contains(list + "null"));
+  for (const char* good : {"1", "2", "4", "8", "16", "32"}) {
+    INFO(good);
+    CHECK(error_of(base + good + "}}") == "(no error)");
+  }
+  CHECK_THAT(error_of(with(R"({"enable_latency": "1ms"})", R"({"pci_id": "1d0f:806g"})")),
+             Catch::Contains("/controllers/0/pci_id: must be \"vendor:device\" in hex, e.g. \"1d0f:8061\""));
+}
