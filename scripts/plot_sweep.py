@@ -27,6 +27,7 @@ Examples:
   /usr/bin/python3 scripts/plot_sweep.py merged.json --x /controllers/0/enable_latency --facet /host/hz \\
       --color /host/kernel --real "AWS 5.6=217.2" --real "AWS 5.7=6.4" --logy -o sweep.png
 """
+import json
 import math
 import os
 import re
@@ -97,8 +98,15 @@ def sort_key(value):
     return (1, 0.0, tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.findall(r"\d+|\D+", text)))
 
 
+def json_text(value):
+    """A value as the sweep file spells it: true / false / null, not Python's True / False / None."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    return str(value)
+
+
 def shown(dim, value):
-    return str(value) if dim == VARIANT else f"{name_of(dim)} {value}"
+    return json_text(value) if dim == VARIANT else f"{name_of(dim)} {json_text(value)}"
 
 
 def collect_rows(doc, a):

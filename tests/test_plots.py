@@ -258,6 +258,14 @@ def check_sweep(w, script):
     # HZ 100 and 1000 span one decade: linear by default.
     run([PY, script, w("merged.json"), "--x", "/host/hz", "-o", w("h.png")])
     check(figure().axes[0].get_xscale() == "linear", "HZ axis linear")
+    # A boolean or null parameter is labelled as the sweep file spells it (new user of stop 29:
+    # "async shutdown False").
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("plot_sweep_labels", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    got = [mod.json_text(v) for v in (True, False, None, 4, "6.1")]
+    check(got == ["true", "false", "null", "4", "6.1"], f"labels of true/false/null/4/6.1: {got}")
     check_same_curves(w, script)
 
 
