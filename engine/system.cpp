@@ -39,6 +39,9 @@ void init_systemc() {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   sc_core::sc_report_handler::set_handler(report_handler);
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+  // Fixes the resolution now, as SystemC does at the first non-zero sc_time::from_value(): the
+  // models build their sc_times inline (models/sim_time.hpp, ps_to_sc_time) and never call it.
+  (void)sc_core::sc_time::from_value(1);
 }
 
 void run_systemc() {

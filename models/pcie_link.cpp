@@ -26,9 +26,8 @@ TlpRate::TlpRate(int generation, int width) {
   den_ = 1024 * static_cast<int64_t>(width);
   // Links are x1, x2, x4, x8, x16 or x32 in practice: a shift then replaces the division by
   // den_, which every TLP needs (issue 15 items 3 and 4). Other widths divide.
-  den_shift_ = -1;
-  for (int s = 0; s < 63; ++s)
-    if ((int64_t{1} << s) == den_) den_shift_ = s;
+  // Every trial builds its link's rate (begin_trial): no loop here.
+  den_shift_ = (den_ & (den_ - 1)) == 0 ? __builtin_ctzll(static_cast<unsigned long long>(den_)) : -1;
 }
 
 int64_t TlpRate::serialisation_ps(uint32_t bytes) const {

@@ -122,31 +122,31 @@ class RegisterFile {
   void set_array_stride(uint64_t stride) {
     if (stride == 0 || stride > (uint64_t{1} << 32) || (stride & (stride - 1)) != 0)
       throw std::logic_error("RegisterFile: array stride " + std::to_string(stride) + " is not a power of two");
+    if (built_ && stride == stride_) return;  // every trial sets it (CAP.DSTRD): the lookup stays
+    built_ = true;
     stride_ = stride;
     stride_shift_ = 0;
     while ((uint64_t{1} << stride_shift_) != stride) ++stride_shift_;
     space_ = fixed_space_;
     if (space_ == 0)
       for (size_t i = 0; i < n_; ++i) space_ = std::max(space_, end_of(rows_[i]));
+    build_lookup();
   }
   uint64_t space_bytes() const { return space_; }
 
-  /// Decodes an access of `len` bytes at `offset` into `hit`.
+  /// Decodes an access of `len` bytes at `offset` into `hit`: the first row of the table (in
+  /// table order) that the access overlaps decides, as below; none, `reserved`.
   Decoded decode(uint64_t offset, uint32_t len, Hit& hit) const {
     if (len < min_len_ || len > 8 || (len & (len - 1)) != 0) return Decoded::bad_width;
     if ((offset & (len - 1)) != 0) return Decoded::misaligned;  // len is a power of two (above)
     if (offset >= space_ || len > space_ - offset) return Decoded::out_of_range;
+    // The row an access can only overlap, found without scanning the table (issue 15 item 3:
+    // a CSTS poll scanned 6 rows, a doorbell write all 12).
+    if (const Spec* r = sole_row(offset, len)) return decode_in(*r, offset, len, hit);
     for (size_t i = 0; i < n_; ++i) {
       const Spec& r = rows_[i];
       if (offset + len <= r.offset || offset >= end_of(r)) continue;
-      const uint64_t rel = offset - std::min(offset, r.offset);
-      // The stride is a power of two: no division per access (issue 15).
-      const uint64_t within = r.count > 1 ? rel & (stride_ - 1) : rel;
-      if (offset < r.offset) return Decoded::bad_width;  // starts before the register
-      if (within >= r.bytes) return Decoded::reserved;   // between two array elements
-      if (within + len > r.bytes) return Decoded::bad_width;
-      hit = Hit{&r, static_cast<uint32_t>(r.count > 1 ? rel >> stride_shift_ : 0), static_cast<uint32_t>(within)};
-      return Decoded::ok;
+      return decode_in(r, offset, len, hit);
     }
     return Decoded::reserved;
   }
@@ -197,8 +197,68 @@ class RegisterFile {
 
   static constexpr uint64_t lane_mask(uint32_t len) { return len >= 8 ? ~0ull : (1ull << (8 * len)) - 1; }
 
+  /// The 4-byte granules at the start of the space that decode() looks up instead of scanning
+  /// the table: 32 granules, 128 bytes (NVMe's controller registers end at 0x6C with CRTO, and
+  /// the PCI header and the PCI Express capability below 0x80).
+  static constexpr size_t kGranules = 32;
+
  private:
+  static constexpr uint8_t kNoSoleRow = 0xFF;
   uint64_t end_of(const Spec& r) const { return r.offset + (r.count > 1 ? r.count * stride_ : r.bytes); }
+  bool overlaps(const Spec& r, uint64_t begin, uint64_t end) const { return begin < end_of(r) && r.offset < end; }
+
+  /// What decode() answers for an access that overlaps row `r` and no row listed before it.
+  Decoded decode_in(const Spec& r, uint64_t offset, uint32_t len, Hit& hit) const {
+    const uint64_t rel = offset - std::min(offset, r.offset);
+    // The stride is a power of two: no division per access (issue 15).
+    const uint64_t within = r.count > 1 ? rel & (stride_ - 1) : rel;
+    if (offset < r.offset) return Decoded::bad_width;  // starts before the register
+    if (within >= r.bytes) return Decoded::reserved;   // between two array elements
+    if (within + len > r.bytes) return Decoded::bad_width;
+    hit = Hit{&r, static_cast<uint32_t>(r.count > 1 ? rel >> stride_shift_ : 0), static_cast<uint32_t>(within)};
+    return Decoded::ok;
+  }
+
+  /// The one row that an access of `len` bytes at `offset` (aligned, 1 to 8 bytes, in range)
+  /// overlaps, when the lookup knows it; nullptr to scan the table. An access of up to 4 bytes
+  /// stays in its granule (it is aligned), an 8-byte one covers two; a granule's entry names a
+  /// row only when that row covers the whole granule and no other row touches it, so the scan
+  /// would stop at that row too.
+  const Spec* sole_row(uint64_t offset, uint32_t len) const {
+    if (offset < 4 * kGranules) {
+      const size_t g = static_cast<size_t>(offset >> 2);
+      const uint8_t row = granule_row_[g];
+      if (row == kNoSoleRow) return nullptr;
+      if (len <= 4) return &rows_[row];
+      return g + 1 < kGranules && granule_row_[g + 1] == row ? &rows_[row] : nullptr;
+    }
+    if (sole_array_ && offset >= sole_array_->offset && offset + len <= end_of(*sole_array_)) return sole_array_;
+    return nullptr;
+  }
+
+  /// Fills granule_row_ and sole_array_ for the current stride (array rows span count x stride).
+  void build_lookup() {
+    for (size_t g = 0; g < kGranules; ++g) {
+      const uint64_t begin = 4 * g, end = begin + 4;
+      size_t found = n_, touching = 0;
+      for (size_t i = 0; i < n_; ++i) {
+        if (!overlaps(rows_[i], begin, end)) continue;
+        ++touching;
+        found = i;
+      }
+      const bool covers = touching == 1 && rows_[found].offset <= begin && end_of(rows_[found]) >= end;
+      granule_row_[g] = covers ? static_cast<uint8_t>(found) : kNoSoleRow;
+    }
+    sole_array_ = nullptr;
+    for (size_t i = 0; i < n_ && !sole_array_; ++i) {
+      if (rows_[i].count <= 1) continue;
+      bool alone = true;
+      for (size_t j = 0; j < n_; ++j)
+        if (j != i && overlaps(rows_[j], rows_[i].offset, end_of(rows_[i]))) alone = false;
+      if (alone) sole_array_ = &rows_[i];
+    }
+  }
+
   const Spec* rows_;
   size_t n_;
   uint32_t min_len_;
@@ -206,6 +266,9 @@ class RegisterFile {
   uint64_t stride_ = 4;
   unsigned stride_shift_ = 2;  // log2(stride_)
   uint64_t space_ = 0;
+  std::array<uint8_t, kGranules> granule_row_{};  // row index, or kNoSoleRow: scan
+  const Spec* sole_array_ = nullptr;               // an array row no other row overlaps
+  bool built_ = false;                             // set_array_stride has run
   std::array<uint64_t, kMaxRows> values_{};
   std::array<bool, kMaxRows> written_{};
 };

@@ -8,6 +8,7 @@
 // trials (DESIGN section 2), so the limit is one run's: 2^63 ps less the saturation value.
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include <systemc>
 
@@ -72,6 +73,23 @@ inline void hit_time_limit(const char* what, int64_t delay_ps) {
   sc_core::sc_stop();
 }
 
+/// `ps` picoseconds as an sc_time, built inline: sc_time::from_value() is a call into
+/// libsystemc (about 25 instructions), and each register access converts 3 to 6 delays (issue 15
+/// item 3: "fewer out-of-line sc_time calls"). sc_time is a standard-layout class whose one data
+/// member is its count of resolution units, so the object and that member are
+/// pointer-interconvertible (C++17 [basic.compound] 6.7.2/4) and the store sets the count. The
+/// resolution is 1 ps, fixed by init_systemc() before any model exists (engine/system.cpp), which
+/// is what from_value() would otherwise fix on its first non-zero call. No range check: callers
+/// go through sim_delay() and notify_in(), which keep `ps` below kLastEventPs.
+inline sc_core::sc_time ps_to_sc_time(uint64_t ps) {
+  static_assert(std::is_standard_layout_v<sc_core::sc_time> &&
+                    sizeof(sc_core::sc_time) == sizeof(sc_core::sc_time::value_type),
+                "sc_time is no longer one value_type count: use sc_time::from_value");
+  sc_core::sc_time t;
+  *reinterpret_cast<sc_core::sc_time::value_type*>(&t) = ps;
+  return t;
+}
+
 /// `delay_ps` from now as an sc_time for a wait or a b_transport delay (which the initiator
 /// waits at once), or zero after hit_time_limit() when now + delay_ps passes kLastEventPs or
 /// delay_ps < 0.
@@ -80,7 +98,7 @@ inline sc_core::sc_time sim_delay(int64_t delay_ps, const char* what) {
     hit_time_limit(what, delay_ps);
     return sc_core::SC_ZERO_TIME;
   }
-  return sc_core::sc_time::from_value(static_cast<uint64_t>(delay_ps));
+  return ps_to_sc_time(static_cast<uint64_t>(delay_ps));
 }
 
 /// ev.notify(delay_ps from now). A notification past the limit is skipped and remembered
@@ -92,7 +110,7 @@ inline void notify_in(sc_core::sc_event& ev, int64_t delay_ps, const char* what)
     if (sim_time_detail::skipped().empty()) sim_time_detail::skipped() = sim_time_detail::describe(what, delay_ps);
     return;
   }
-  ev.notify(sc_core::sc_time::from_value(static_cast<uint64_t>(delay_ps)));
+  ev.notify(ps_to_sc_time(static_cast<uint64_t>(delay_ps)));
 }
 
 }  // namespace nvmesim

@@ -32,6 +32,7 @@
 #include "engine/system.hpp"
 #include "model_bench.hpp"
 #include "models/nvme_regs.hpp"
+#include "models/sim_time.hpp"
 #include "scenario/scenario.hpp"
 
 using namespace nvmesim;
@@ -52,6 +53,21 @@ TEST_CASE("model timing: TLP serialisation is ceil((bytes + 8 framing) x ps per 
   CHECK(tlp_serialisation_ps(3, 16, 16 + 4096) == 261524);
   CHECK(tlp_serialisation_ps(1, 1, 16) == 96000);
   CHECK(tlp_serialisation_ps(1, 3, 16) == 32000);
+}
+
+TEST_CASE("model timing: ps_to_sc_time builds the sc_time that sc_time::from_value does", "[model][systemc]") {
+  // The models' inline conversion (models/sim_time.hpp) against SystemC's own, at a resolution
+  // of 1 ps (init_systemc): 0, 1 ps, a 2000 ps clock period, 1 s, 2^40 + 1 and the last
+  // schedulable time, 2^63 - 2 ps.
+  init_systemc();
+  for (const uint64_t ps : {uint64_t{0}, uint64_t{1}, uint64_t{2000}, uint64_t{1'000'000'000'000},
+                            (uint64_t{1} << 40) + 1, static_cast<uint64_t>(kLastEventPs)}) {
+    INFO(ps << " ps");
+    CHECK(ps_to_sc_time(ps) == sc_core::sc_time::from_value(ps));
+    CHECK(ps_to_sc_time(ps).value() == ps);
+  }
+  // 1 s is 10^12 units of the resolution, as SystemC counts it.
+  CHECK(ps_to_sc_time(1'000'000'000'000) == sc_core::sc_time(1, sc_core::SC_SEC));
 }
 
 TEST_CASE("model timing: a CSTS read's round trip - 500 MHz and 3333 ps - x4 and x1", "[model][systemc]") {
