@@ -252,6 +252,12 @@ class WorkerPool {
     std::vector<size_t> states;  // indices into states_: one point, or a batch (batch_main)
     pid_t pid = 0;
   };
+  /// A worker reaped and not yet settled: its points, pid and wait status.
+  struct Finished {
+    std::vector<size_t> states;
+    pid_t pid = 0;
+    int status = 0;
+  };
   std::string scenario_name(const PointState& st) const { return st.point->id + ".json"; }
   /// The file in DIR/.work where a forked worker leaves the check of its outputs (check_text).
   static std::string check_name(const PointState& st) { return st.point->id + ".check.json"; }
@@ -275,7 +281,13 @@ class WorkerPool {
   std::vector<size_t> next_batch();
   bool has_work() const { return !retry_.empty() || next_ < queue_.size(); }
   void spawn(const std::vector<size_t>& batch);
+  // Collects the workers that ended (waitpid) into finished_, without settling them.
   void reap();
+  // Settles the workers in finished_: the points' results, counts and failure messages.
+  void settle_finished();
+  // Whether every worker in finished_ exited 0: its points' results can wait until the
+  // workers that replace it have started.
+  bool finished_cleanly() const;
   // Stops the sweep on signal `sig`: no new workers, SIGTERM to the running ones.
   void stop(int sig);
   // What the worker that ran `st` and ended with wait status `status` did.
@@ -303,6 +315,7 @@ class WorkerPool {
   ProgressBar progress_;
   SignalFd signals_;
   std::vector<Running> running_;
+  std::vector<Finished> finished_;
   const pid_t parent_ = ::getpid();
   // The pending points, largest estimate first; taken_ marks those handed out, next_ the first not.
   std::vector<size_t> queue_;
@@ -584,15 +597,28 @@ void WorkerPool::reap() {
   while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
     auto it = std::find_if(running_.begin(), running_.end(), [&](const Running& r) { return r.pid == pid; });
     if (it == running_.end()) continue;
-    const std::vector<size_t> batch = std::move(it->states);
+    finished_.push_back({std::move(it->states), pid, status});
     running_.erase(it);
-    if (batch.size() == 1)
-      settle(states_[batch.front()], status);
+  }
+}
+
+bool WorkerPool::finished_cleanly() const {
+  return std::all_of(finished_.begin(), finished_.end(),
+                     [](const Finished& f) { return WIFEXITED(f.status) && WEXITSTATUS(f.status) == 0; });
+}
+
+void WorkerPool::settle_finished() {
+  // Each worker leaves finished_ once settled: when settling throws (an I/O error), the catch
+  // in run() cleans up after it and the others still there.
+  while (!finished_.empty()) {
+    const Finished& f = finished_.front();
+    if (f.states.size() == 1)
+      settle(states_[f.states.front()], f.status);
     else
-      settle_batch(batch, status);
-    for (const size_t si : batch) {
+      settle_batch(f.states, f.status);
+    for (const size_t si : f.states) {
       PointState& st = states_[si];
-      cleanup_worker(st, pid);
+      cleanup_worker(st, f.pid);
       if (st.status == PointStatus::done) ++done_;
       if (st.status == PointStatus::failed) {
         ++failed_;
@@ -601,6 +627,7 @@ void WorkerPool::reap() {
         err_.flush();
       }
     }
+    finished_.erase(finished_.begin());
   }
 }
 
@@ -663,7 +690,16 @@ void WorkerPool::run() {
   for (const size_t si : queue_) remaining_ns_ += states_[si].point->cost_estimate;
   try {
     while (true) {
+      // A worker that exited 0 is settled after its replacement has started: reading its
+      // points' checks and outputs' sizes then overlaps the next worker instead of delaying it
+      // (issue 15 item 5). Any other end is settled first, since it may stop the sweep (a
+      // signal, an I/O failure) or hand points back to run again.
+      if (!finished_cleanly()) settle_finished();
       while (!stop_signal_ && io_error_.empty() && running_.size() < jobs_ && has_work()) spawn(next_batch());
+      if (!finished_.empty()) {
+        settle_finished();
+        continue;  // settling may have handed points back: spawn again before waiting
+      }
       if (running_.empty()) break;
       show_progress(progress_, states_.size(), done_, failed_, skipped_, false);
       wait_for_events();
@@ -676,6 +712,8 @@ void WorkerPool::run() {
       ::waitpid(r.pid, &status, 0);
       for (const size_t si : r.states) cleanup_worker(states_[si], r.pid);
     }
+    for (const auto& f : finished_)
+      for (const size_t si : f.states) cleanup_worker(states_[si], f.pid);
     throw;
   }
   show_progress(progress_, states_.size(), done_, failed_, skipped_, true);
