@@ -51,6 +51,12 @@ bool nvme_controller::dma_transfer(tlm::tlm_command cmd, uint64_t addr, uint8_t*
                                    sc_core::sc_time& delay, const char* what) {
   // The controller's one payload, reused: constructing a tlm_generic_payload allocates its
   // extension array, and DMAs never nest (host memory never calls back into the controller).
+  // Off the bus (faults.all_ones, or removed) when the request would leave: the function's own
+  // requests reach the host no more than the host's reach it. The DMA fails as a rejected one does.
+  if (const int64_t issue_ps = add_ps(now_ps(), static_cast<int64_t>(delay.value())); gone(issue_ps)) {
+    warn(issue_ps, std::string("DMA ") + what + ": not sent, the function is off the bus (faults.all_ones)");
+    return false;
+  }
   tlm::tlm_generic_payload& t = dma_trans_;
   t.set_command(cmd);
   t.set_address(addr);

@@ -130,11 +130,20 @@ const Section<ControllerParams>& identify_section() {
   using K = Keys<ControllerParams>;
   static const Section<ControllerParams> s(
       "controllers[].identify", "The Identify Controller fields the host uses.",
-      {K::row("model", "string, at most 40 characters", dflt("\"nvmesim controller\""), "",
+      {K::row("model", "string of printable ASCII, at most 40 characters", dflt("\"nvmesim controller\""), "",
               "MN; \"Samsung Portable SSD X5\" with vendor 144d triggers the later quirk rule",
               [](const Node& n, ControllerParams& c) {
                 c.model = n.str();
                 if (c.model.size() > 40) n.fail("Identify MN holds at most 40 characters");
+                // MN is ASCII padded with spaces (NVMe Base 2.x, Identify Controller bytes 63:24):
+                // a NUL or another control byte would not reach a host as written (and a quirk
+                // rule compares MN as text).
+                for (size_t i = 0; i < c.model.size(); ++i) {
+                  const auto ch = static_cast<unsigned char>(c.model[i]);
+                  if (ch < 0x20 || ch > 0x7E)
+                    n.fail("Identify MN is printable ASCII (20h to 7Eh); character " + std::to_string(i + 1) +
+                           " is byte " + std::to_string(ch));
+                }
               }),
        K::row("rtd3e", "duration, at most 4294s", dflt("\"0s\""), "",
               "RTD3E (0: not reported); the shutdown timeout is clamp(RTD3E in whole seconds, "
@@ -157,7 +166,9 @@ const Section<AllOnesWindow>& all_ones_section() {
   static const Section<AllOnesWindow> s(
       "controllers[].faults.all_ones",
       "Every read of the function returns all ones and writes are dropped in this window of trial time "
-      "(from driver init): surprise removal, or a device off the bus for a while.",
+      "(from driver init): surprise removal, or a device off the bus for a while. The function's own requests are "
+      "not sent in the window either: a DMA (SQE fetch, Identify data, CQE post) fails as one the host rejects "
+      "does (docs/model.md), and an MSI-X message is lost.",
       {K::duration("from", dflt("\"0s\""), "start of the window", to(&AllOnesWindow::from_ps)),
        K::duration("for", computed("for ever"), "length of the window", to(&AllOnesWindow::for_ps))});
   return s;
@@ -204,6 +215,11 @@ std::string read_pci_id(const Node& n) {
     if (i != 4) hex_nibble_or_fail(n, s[i]);
   std::string lower = s;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  // FFFFh is what a configuration read of an absent function returns, never a Vendor ID (PCI
+  // Local Bus 3.0, section 6.2.1): every host would take the device for missing.
+  if (lower.compare(0, 4, "ffff") == 0)
+    n.fail("vendor ffff is what a read of an absent function returns, never a device's vendor ID; give the "
+           "device's own, e.g. \"1d0f:8061\"");
   return lower;
 }
 
@@ -217,7 +233,7 @@ const Section<ControllerEntry>& controller_section() {
                [](const Node& n, ControllerEntry& c) { c.label = read_label(n); }),
        KC::integer("count", 1, kMaxControllers, dflt("1"), "", "this many identical controllers (1024 in all at most)",
                    to(&ControllerEntry::count)),
-       KC::row("pci_id", "`\"vvvv:dddd\"` (hex)", dflt("\"1d0f:8061\""), "", "PCI vendor:device",
+       KC::row("pci_id", "`\"vvvv:dddd\"` (hex; vendor not ffff)", dflt("\"1d0f:8061\""), "", "PCI vendor:device",
                [](const Node& n, ControllerEntry& c) { c.pci_id = read_pci_id(n); }),
        KC::row("pci_address", "string, at most 256 bytes", computed("`0000:NN:00.0`, NN = 4 + index in hex"), "",
                "printed in `pci function ...`; with `count`, the copies add `+1`, `+2`, ...",

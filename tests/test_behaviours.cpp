@@ -605,3 +605,55 @@ TEST_CASE("shutdown deletes the I/O queues pipelined - all Delete SQ then all De
                                              "W SQ0TDBL=0xf", "W SQ0TDBL=0x10", "W SQ0TDBL=0x11", "W SQ0TDBL=0x12",
                                              "W CQ0HDBL=0xf", "W CQ0HDBL=0x10", "W CQ0HDBL=0x11", "W CQ0HDBL=0x12"});
 }
+
+TEST_CASE("off the bus during an admin command: its DMA and MSI-X are not sent", "[behaviour][systemc]") {
+  // The 5.7 AWS probe with fixed latencies, so that every trial is the same. Without a window
+  // the Identify command runs from about 5.05 ms to 5.35 ms (checked below); the controller
+  // then DMAs the data, posts the CQE and sends MSI-X. A function off the bus (faults.all_ones)
+  // from 5.2 ms, in the middle of the command, cannot send them: before the fix the data, the
+  // CQE and the interrupt still reached the host from inside the window. A window that closes
+  // at 5.2 ms, before the command ends and while the host only waits, changes nothing.
+  const json j = run_file("aws-c5.12xlarge.json", "behaviour_off_bus_dma.json", 2,
+                          {"/host/kernel=\"5.7\"", "/host/init_to_probe=\"1ms\"", "/host/wakeup_latency=\"20us\"",
+                           "/controllers/0/disable_latency=\"500us\"", "/controllers/0/enable_latency=\"800us\"",
+                           "/variants=[{\"name\": \"no window\", \"patch\": {}},"
+                           " {\"name\": \"off 5.1-5.2 ms\", \"set\": {\"/controllers/0/faults\": {\"all_ones\": {\"from\": \"5.1ms\", \"for\": \"100us\"}}}},"
+                           " {\"name\": \"off from 5.2 ms\", \"set\": {\"/controllers/0/faults\": {\"all_ones\": {\"from\": \"5.2ms\", \"for\": \"10ms\"}}}}]"});
+  const auto event_of = [](const json& trial, const std::string& kind, const std::string& reg) -> const json& {
+    for (const auto& e : trial["events"])
+      if (e["kind"] == kind && e.value("reg", "") == reg) return e;
+    FAIL("no " << kind << " " << reg);
+    static json none;
+    return none;
+  };
+  for (int k = 0; k < 2; ++k) {
+    INFO("trial " << k);
+    const json& plain = variant(j, "no window")["trials"][k];
+    REQUIRE(plain["status"] == "ok");
+    const json& identify = event_of(plain, "admin_cmd", "identify");
+    const int64_t start_ns = identify["t_ns"], end_ns = start_ns + identify["dur_ns"].get<int64_t>();
+    // The windows' premise: the command starts before 5.1 ms and ends after 5.2 ms.
+    REQUIRE(start_ns < 5'100'000);
+    REQUIRE(end_ns > 5'200'000);
+
+    const json& early = variant(j, "off 5.1-5.2 ms")["trials"][k];
+    CHECK(early["status"] == "ok");
+    CHECK(early["probe_ns"] == plain["probe_ns"]);
+
+    const json& off = variant(j, "off from 5.2 ms")["trials"][k];
+    // No interrupt after 5.2 ms: the host waits out the admin timeout (60 s) and the probe fails.
+    CHECK(off["status"] != "ok");
+    CHECK(off["probe_ns"].get<double>() > 60e9);
+    int irqs_after = 0, not_sent = 0;
+    for (const auto& e : off["events"]) {
+      if (e["kind"] == "irq" && e["t_ns"].get<int64_t>() > 5'200'000) ++irqs_after;
+      if (e["kind"] == "warning" && e["detail"].get<std::string>().find("not sent, the function is off the bus") != std::string::npos) {
+        // The Identify data, then the CQE post, both at the command's end.
+        CHECK(e["t_ns"].get<int64_t>() == end_ns);
+        ++not_sent;
+      }
+    }
+    CHECK(irqs_after == 0);
+    CHECK(not_sent == 2);
+  }
+}
