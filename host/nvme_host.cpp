@@ -350,6 +350,14 @@ std::optional<Completion> nvme_host::wait_cqe(uint16_t cid, CompletionWait how, 
       // A stale arming (an earlier command's deadline) fired, and nothing else: not a wake-up the
       // driver sees; wait on.
       if (timeout_ev_.triggered() && !wake.triggered() && now_ps() < deadline_ps) continue;
+      // A wait without a timeout (kMaxTrialPs: QEMU's userspace driver, OpenVMM) that reached the
+      // trial's limit: the command was dropped, not slow. Said as such, not as "shorter latencies".
+      if (timeout_ps >= kMaxTrialPs && now_ps() >= deadline_ps)
+        throw SimulationLimitError("controller " + dev_ + ": an admin command (CID " + std::to_string(cid) +
+                                   ") never completed, and the " + driver_->name() +
+                                   " driver waits for a completion without a timeout (docs/hosts.md), so the trial "
+                                   "ran to its limit of 1000000 s of simulated time; the controller dropped the "
+                                   "command (it was not ready, in fatal status, or off the bus: faults.all_ones)");
       check_limits();
     }
     if (how == CompletionWait::msix && detailed()) {

@@ -85,3 +85,29 @@ TEST_CASE("item 1: a wait past 2^63 ps stops the run with exit 2 naming the tria
   CHECK(r.status == 0);
   CHECK(ok_trials(slurp(out)) == 0);
 }
+
+// Finding F2 of stop 29: QEMU's userspace driver waits for an admin completion without a
+// timeout. A controller off the bus (faults.all_ones, 1.5-11.5 ms) when the Identify it was
+// given completes cannot post the CQE, so the wait runs to the trial's limit of 1e6 s: the error
+// said "use shorter latencies", which no latency here explains. It now names the dropped
+// command and the driver's missing timeout. The same device without the window completes the
+// probe (exit 0): the window is the cause.
+TEST_CASE("F2: a completion waited without a timeout that never comes is named as such", "[issue16][time]") {
+  const fs::path d = scratch("no_timeout");
+  const std::string base = R"({"schema":"nvmesim.scenario/1","trials":1,"host":{"driver":"qemu-userspace"},)"
+                           R"("controllers":[{"enable_latency":"1ms","admin":{"identify":"300us"})";
+  spit((d / "off.json").string(), base + R"(,"faults":{"all_ones":{"from":"1.5ms","for":"10ms"}}}]})");
+  spit((d / "on.json").string(), base + "}]}");
+  const auto off = run_capture("run " + (d / "off.json").string() + " -q -o " + (d / "off.jsonl").string());
+  INFO(off.err);
+  CHECK(off.status == 2);
+  CHECK(off.err.find("controller nvme0: an admin command (CID ") != std::string::npos);
+  CHECK(off.err.find(") never completed, and the qemu-userspace driver waits for a completion without a timeout") !=
+        std::string::npos);
+  CHECK(off.err.find("shorter latencies") == std::string::npos);
+  CHECK_FALSE(fs::exists(d / "off.jsonl"));
+  const auto on = run_capture("run " + (d / "on.json").string() + " -q -o " + (d / "on.jsonl").string());
+  INFO(on.err);
+  CHECK(on.status == 0);
+  CHECK(ok_trials(slurp((d / "on.jsonl").string())) == 1);
+}
