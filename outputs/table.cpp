@@ -159,7 +159,9 @@ std::string paired_lines(const PairedReport& p) {
 
 void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
   os << "nvmesim " << kVersion << ": " << terminal_text(sc.name.empty() ? sc.source : sc.name) << ", " << sc.trials
-     << " trial" << (sc.trials == 1 ? "" : "s") << " per variant, seed " << sc.seed << "\n\n";
+     << " trial" << (sc.trials == 1 ? "" : "s") << " per variant, seed " << sc.seed << "\n";
+  for (const std::string& set : sc.sets) os << "  --set " << terminal_text(set) << "\n";
+  os << "\n";
   size_t w = 8;
   for (const auto& v : rep.variants) w = std::max(w, columns(terminal_text(v.name)));
   const Columns cols(rep);

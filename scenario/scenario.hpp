@@ -106,6 +106,9 @@ struct Scenario {
   uint64_t trials = 1;
   double probe_start_s = 0;     ///< the file's boot.probe_start_s (a variant may change it: Variant)
   nlohmann::ordered_json resolved;  ///< the document after --set and overrides (for outputs)
+  /// The --set patches applied, in order, as "PTR=VALUE" (VALUE as compact JSON): the table's
+  /// header lists them, so a table says what it ran.
+  std::vector<std::string> sets;
   std::vector<Variant> variants;    ///< at least one; the first is the baseline
   /// What the loader accepted but looks wrong, each "FILE: POINTER: message" (the commands print
   /// them as "nvmesim: warning: ..." on stderr).

@@ -3,6 +3,8 @@
 // SystemC); the process tests run the nvmesim binary.
 #include <catch2/catch.hpp>
 
+#include "core/version.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -163,6 +165,26 @@ TEST_CASE("run: the table and the summary show what each variant ran (issue 10 i
   REQUIRE(row != std::string::npos);
   const std::string line = t.substr(row + 1, t.find('\n', row + 1) - row - 1);
   CHECK(line.find("  6.6      6.6-6.8     1000  usleep_range(1000, 2000)") != std::string::npos);
+  fs::remove_all(d);
+}
+
+TEST_CASE("run: the table's header lists the --set patches it ran with", "[summaries][process]") {
+  // Left finding of stop 29: a table made with --set looked like the file's own.
+  const fs::path d = fs::current_path() / "summaries_sets";
+  fs::remove_all(d);
+  fs::create_directories(d);
+  std::ofstream(d / "s.json") << R"({"schema": "nvmesim.scenario/1", "name": "sets", "trials": 1,
+    "host": {"kernel": "5.6"}, "controllers": [{"enable_latency": "5ms"}]})";
+  const std::string plain = (d / "plain.txt").string(), patched = (d / "patched.txt").string();
+  REQUIRE(shell(std::string(NVMESIM_BINARY) + " run '" + (d / "s.json").string() + "' > '" + plain + "'") == 0);
+  REQUIRE(shell(std::string(NVMESIM_BINARY) + " run '" + (d / "s.json").string() +
+                "' --set /host/hz=1000 --set '/controllers/0/name=Disk 2' > '" + patched + "'") == 0);
+  // The header line, then one line per --set in order, VALUE as JSON (the string quoted), then
+  // the blank line before the columns.
+  CHECK(slurp(plain).rfind("nvmesim " + std::string(nvmesim::kVersion) + ": sets, 1 trial per variant, seed 1\n\nvariant ", 0) == 0);
+  CHECK(slurp(patched).rfind("nvmesim " + std::string(nvmesim::kVersion) + ": sets, 1 trial per variant, seed 1\n"
+                             "  --set /host/hz=1000\n"
+                             "  --set /controllers/0/name=\"Disk 2\"\n\nvariant ", 0) == 0);
   fs::remove_all(d);
 }
 
