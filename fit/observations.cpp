@@ -176,6 +176,15 @@ void read_id_ctrl(const std::string& text, const std::string& name, Observations
   const DumpValue* mn = dump_find(d, "mn");
   if (!mn) throw InputError::in_source(name, "has no \"mn        : ...\" line: is it the output of `nvme id-ctrl /dev/nvme0`?");
   if (mn->value.size() > 40) throw InputError::at_line(name, mn->line, 1, "mn holds at most 40 characters (Identify MN)");
+  for (size_t i = 0; i < mn->value.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(mn->value[i]);
+    if (ch < 0x20 || ch > 0x7E) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "%02Xh", ch);
+      throw InputError::at_line(name, mn->line, 1, "mn is printable ASCII (20h to 7Eh), as Identify MN is; byte " +
+                                                       std::to_string(i + 1) + " is " + hex);
+    }
+  }
   o.device["identify"]["model"] = mn->value;
   o.device_from["identify.model"] = "id-ctrl " + name + " line " + std::to_string(mn->line);
   if (const DumpValue* r = dump_find(d, "rtd3e")) {
@@ -235,6 +244,11 @@ void read_lspci(const std::string& text, const std::string& name, Observations& 
     if (here.empty()) continue;
     if (here == "ffff:ffff")
       throw InputError::at_line(name, line, 1, "ffff:ffff is all ones: the function did not answer when lspci ran");
+    // What the scenario's pci_id refuses (scenario/controller_keys.cpp), said here with the line:
+    // vendor ffff is an absent function's read, and Linux takes 0000:0000 and 0000:ffff for an
+    // empty slot too (the vendor/device dword 0 or ffff0000).
+    if (here.compare(0, 4, "ffff") == 0 || here == "0000:0000" || here == "0000:ffff")
+      throw InputError::at_line(name, line, 1, here + " is what a read of an absent function returns, not a device's id");
     if (!id.empty() && here != id)
       throw InputError::at_line(name, line, 1, "a second NVMe function, " + here + ", beside " + id + " (line " + std::to_string(id_line) +
                                                   "): this version fits one device; keep the line of the one the logs measure");

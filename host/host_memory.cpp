@@ -30,6 +30,8 @@ void host_memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   } else {
     overwrite(addr, len);
     std::memcpy(bytes_.data() + addr, trans.get_data_ptr(), len);
+    if (addr >= hostmem::kAdminCq && addr < hostmem::kAdminCq + 16 * kAdminCqEntries)
+      cqe_written_ps_[(addr - hostmem::kAdminCq) / 16] = add_ps(sim_now_ps(), static_cast<int64_t>(delay.value()));
     if (watch_cq_writes && addr < hostmem::kIdentify && addr + len > hostmem::kAdminCq) cq_write.notify(delay);
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);

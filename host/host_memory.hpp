@@ -64,6 +64,10 @@ class host_memory : public sc_core::sc_module {
   }
   /// Absolute time (ps) the last MSI-X message arrived.
   int64_t last_irq_ps() const { return last_irq_ps_; }
+  /// Absolute time (ps) a DMA last wrote admin CQ entry `slot` (below kAdminCqEntries), -1 never:
+  /// a host that waits for MSI-X sees the entry only once an interrupt came after it.
+  int64_t cqe_written_ps(uint32_t slot) const { return cqe_written_ps_[slot]; }
+  static constexpr uint32_t kAdminCqEntries = 64;  ///< the admin CQ's 64 entries of 16 bytes
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -81,6 +85,12 @@ class host_memory : public sc_core::sc_module {
   mutable std::array<uint8_t, hostmem::kSize> bytes_{};
   mutable std::array<Page, hostmem::kSize / kPageBytes> pages_{};
   int64_t last_irq_ps_ = 0;
+  std::array<int64_t, kAdminCqEntries> cqe_written_ps_ = make_unwritten();
+  static std::array<int64_t, kAdminCqEntries> make_unwritten() {
+    std::array<int64_t, kAdminCqEntries> a{};
+    a.fill(-1);
+    return a;
+  }
   /// Calls f(page, lo, hi) for each page piece [lo, hi) of [addr, addr + len) (within kSize).
   template <class F>
   static void pieces(uint64_t addr, uint64_t len, F&& f) {

@@ -34,6 +34,9 @@ struct Completion {
   uint16_t status = 0;  ///< the Status Field, DW3 bits 31:17 (SC 7:0, SCT 10:8, CRD, M, DNR); 0: success
   uint16_t head = 0;    ///< the CQ slot it was read from (before the head moved on)
   bool phase = true;    ///< the phase tag it carried
+  /// Found at the wait's deadline without its MSI-X (the interrupt was lost): Linux's timeout
+  /// handler polls the CQ then and completes the command ("completion polled").
+  bool polled = false;
   bool ok() const { return status == 0; }
 };
 
@@ -197,6 +200,8 @@ class nvme_host : public sc_core::sc_module {
   uint32_t depth_ = hostmem::kAdminQueueDepth;
   uint16_t sq_tail_ = 0, cq_head_ = 0, next_cid_ = 0;
   bool cq_phase_ = true;
+  uint16_t last_cid_ = 0xFFFF;  // the last command submitted, for messages
+  uint8_t last_opcode_ = 0;
   uint8_t dstrd_ = 0;
   uint16_t async_cid_ = 0xFFFF;
   bool async_completed_ = false;

@@ -260,6 +260,9 @@ void nvme_controller::enter(ControllerState s, int64_t t_ps) {
 }
 
 void nvme_controller::schedule(ControllerState to, int64_t due_ps) {
+  // Removed for good: no transition brings the function back (a command that completes at the
+  // removal's instant, its SC_METHOD already triggered, would otherwise schedule `fatal`).
+  if (state_ == ControllerState::removed) return;
   pending_ = Pending{true, to, edge_at_or_after(due_ps)};
   transition_ev_.cancel();
   notify_in(transition_ev_, pending_.due_ps - now_ps(), "the controller's state transition");

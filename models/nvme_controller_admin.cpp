@@ -26,19 +26,6 @@ std::array<uint8_t, 4096>& identify_page() {
 int64_t now_ps() { return sim_now_ps(); }
 sc_core::sc_time ps_time(int64_t ps) { return sim_delay(ps, "the controller's admin queue"); }
 
-const char* opcode_name(uint8_t op) {
-  switch (op) {
-    case regs::opcode::kIdentify: return "identify";
-    case regs::opcode::kSetFeatures: return "set_features";
-    case regs::opcode::kCreateIoCq: return "create_io_cq";
-    case regs::opcode::kCreateIoSq: return "create_io_sq";
-    case regs::opcode::kDeleteIoCq: return "delete_io_cq";
-    case regs::opcode::kDeleteIoSq: return "delete_io_sq";
-    case regs::opcode::kAsyncEventRequest: return "async_event_request";
-    default: return "admin";
-  }
-}
-
 /// CQE status field (DW3 31:17): Generic Command Status (SCT 0), Data Transfer Error (SC 04h).
 constexpr uint16_t kStatusDataTransferError = 0x04;
 
@@ -176,6 +163,9 @@ void nvme_controller::on_media_ready() {
 }
 
 void nvme_controller::complete_command() {
+  // Removed at this very instant (removal_ev_ and admin_done_ fired together, and on_removal's
+  // cancel came too late for this process): the command is abandoned with the function.
+  if (state_ == ControllerState::removed) return;
   const int64_t now = now_ps();
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   uint16_t status = 0;
@@ -212,7 +202,7 @@ void nvme_controller::complete_command() {
     e.ctrl = index_;
     e.src = EventSource::device;
     e.kind = EventKind::admin_cmd;
-    e.reg = opcode_name(cur_opcode_);
+    e.reg = regs::opcode_name(cur_opcode_);
     e.has_value = true;
     e.value = cur_cid_;
     rec_->add(std::move(e));

@@ -397,6 +397,21 @@ inline constexpr uint8_t kSetFeatures = 0x09;
 inline constexpr uint8_t kAsyncEventRequest = 0x0C;
 }  // namespace opcode
 
+/// An admin opcode's name as the timeline spells it ("identify", "set_features", ...), "admin"
+/// for an opcode the models do not name.
+constexpr const char* opcode_name(uint8_t op) {
+  switch (op) {
+    case opcode::kIdentify: return "identify";
+    case opcode::kSetFeatures: return "set_features";
+    case opcode::kCreateIoCq: return "create_io_cq";
+    case opcode::kCreateIoSq: return "create_io_sq";
+    case opcode::kDeleteIoCq: return "delete_io_cq";
+    case opcode::kDeleteIoSq: return "delete_io_sq";
+    case opcode::kAsyncEventRequest: return "async_event_request";
+    default: return "admin";
+  }
+}
+
 /// Identify CNS values (CDW10 7:0) used by the host model.
 namespace cns {
 inline constexpr uint8_t kNamespace = 0x00;           ///< Identify Namespace (NVM)

@@ -77,7 +77,7 @@ inline void hit_time_limit(const char* what, int64_t delay_ps) {
 /// libsystemc (about 25 instructions), and each register access converts 3 to 6 delays (issue 15
 /// item 3: "fewer out-of-line sc_time calls"). sc_time is a standard-layout class whose one data
 /// member is its count of resolution units, so the object and that member are
-/// pointer-interconvertible (C++17 [basic.compound] 6.7.2/4) and the store sets the count. The
+/// pointer-interconvertible (C++17 [basic.compound]/4, 6.9.2/4 in N4659; [expr.static.cast]/13) and the store sets the count. The
 /// resolution is 1 ps, fixed by init_systemc() before any model exists (engine/system.cpp), which
 /// is what from_value() would otherwise fix on its first non-zero call. No range check: callers
 /// go through sim_delay() and notify_in(), which keep `ps` below kLastEventPs.

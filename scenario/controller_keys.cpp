@@ -140,9 +140,11 @@ const Section<ControllerParams>& identify_section() {
                 // rule compares MN as text).
                 for (size_t i = 0; i < c.model.size(); ++i) {
                   const auto ch = static_cast<unsigned char>(c.model[i]);
-                  if (ch < 0x20 || ch > 0x7E)
-                    n.fail("Identify MN is printable ASCII (20h to 7Eh); character " + std::to_string(i + 1) +
-                           " is byte " + std::to_string(ch));
+                  if (ch < 0x20 || ch > 0x7E) {
+                    char hex[8];
+                    std::snprintf(hex, sizeof hex, "%02Xh", ch);
+                    n.fail("Identify MN is printable ASCII (20h to 7Eh); byte " + std::to_string(i + 1) + " is " + hex);
+                  }
                 }
               }),
        K::row("rtd3e", "duration, at most 4294s", dflt("\"0s\""), "",
@@ -216,10 +218,14 @@ std::string read_pci_id(const Node& n) {
   std::string lower = s;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   // FFFFh is what a configuration read of an absent function returns, never a Vendor ID (PCI
-  // Local Bus 3.0, section 6.2.1): every host would take the device for missing.
+  // Local Bus 3.0, section 6.2.1), and no vendor is assigned it. Linux also takes
+  // the vendor/device dwords 0 and ffff0000 (0000:0000, 0000:ffff) for an empty slot.
   if (lower.compare(0, 4, "ffff") == 0)
-    n.fail("vendor ffff is what a read of an absent function returns, never a device's vendor ID; give the "
-           "device's own, e.g. \"1d0f:8061\"");
+    n.fail("vendor ffff is what a configuration read of an absent function returns, never a device's vendor ID "
+           "(no vendor is assigned it); give the device's own, e.g. \"1d0f:8061\"");
+  if (lower == "0000:0000" || lower == "0000:ffff")
+    n.fail(lower + " is what Linux takes for an empty slot, not a device's id; give the device's own, e.g. "
+                   "\"1d0f:8061\"");
   return lower;
 }
 
@@ -233,7 +239,7 @@ const Section<ControllerEntry>& controller_section() {
                [](const Node& n, ControllerEntry& c) { c.label = read_label(n); }),
        KC::integer("count", 1, kMaxControllers, dflt("1"), "", "this many identical controllers (1024 in all at most)",
                    to(&ControllerEntry::count)),
-       KC::row("pci_id", "`\"vvvv:dddd\"` (hex; vendor not ffff)", dflt("\"1d0f:8061\""), "", "PCI vendor:device",
+       KC::row("pci_id", "`\"vvvv:dddd\"` (hex; not ffff:*, 0000:0000 or 0000:ffff)", dflt("\"1d0f:8061\""), "", "PCI vendor:device",
                [](const Node& n, ControllerEntry& c) { c.pci_id = read_pci_id(n); }),
        KC::row("pci_address", "string, at most 256 bytes", computed("`0000:NN:00.0`, NN = 4 + index in hex"), "",
                "printed in `pci function ...`; with `count`, the copies add `+1`, `+2`, ...",

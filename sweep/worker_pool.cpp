@@ -693,7 +693,8 @@ void WorkerPool::run() {
       // A worker that exited 0 is settled after its replacement has started: reading its
       // points' checks and outputs' sizes then overlaps the next worker instead of delaying it
       // (issue 15 item 5). Any other end is settled first, since it may stop the sweep (a
-      // signal, an I/O failure) or hand points back to run again.
+      // signal, an I/O failure). Settling either may hand points back to run again (a batch
+      // without a point's check): the loop spawns again after it.
       if (!finished_cleanly()) settle_finished();
       while (!stop_signal_ && io_error_.empty() && running_.size() < jobs_ && has_work()) spawn(next_batch());
       if (!finished_.empty()) {

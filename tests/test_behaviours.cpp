@@ -657,3 +657,49 @@ TEST_CASE("off the bus during an admin command: its DMA and MSI-X are not sent",
     CHECK(not_sent == 2);
   }
 }
+
+TEST_CASE("a lost MSI-X: 5.7's timeout handler finds the completion by polling, 60 s late", "[behaviour][systemc]") {
+  // The same fixed-latency 5.7 probe. The Identify command ends at E (its admin_cmd event, about
+  // 5.351 ms) and the controller sends, one TLP after the other on the x4 Gen3 link: the 4 KiB
+  // data (4096 + 16 + 8 bytes: ceil(4120 x 1015.625 / 4) = 1046094 ps), the CQE (16 + 16 + 8
+  // bytes: 10157 ps), then the MSI-X, which leaves at E + 1056.251 ns. A window of 10 ns from E +
+  // 1050 ns holds the MSI-X and not the CQE (E + 1046.094 ns): the CQE is in host memory, but no
+  // interrupt says so. nvme_timeout, 60 s after the submit, polls the CQ, finds it and warns
+  // "completion polled"; the probe goes on. Before the fix the wait found the CQE at once and the
+  // timeline showed an interrupt that never came (at 0 ns, or at -7 ns).
+  const std::vector<std::string> fixed = {"/host/kernel=\"5.7\"", "/host/init_to_probe=\"1ms\"",
+                                          "/host/wakeup_latency=\"20us\"", "/controllers/0/disable_latency=\"500us\"",
+                                          "/controllers/0/enable_latency=\"800us\""};
+  std::vector<std::string> sets = fixed;
+  sets.push_back("/variants=[{\"name\": \"no window\", \"patch\": {}},"
+                 " {\"name\": \"MSI-X lost\", \"set\": {\"/controllers/0/faults\": {\"all_ones\": {\"from\": \"5351960ns\", \"for\": \"10ns\"}}}}]");
+  const json j = run_file("aws-c5.12xlarge.json", "behaviour_lost_msix.json", 1, sets);
+  const json& plain = variant(j, "no window")["trials"][0];
+  REQUIRE(plain["status"] == "ok");
+  int64_t end_ns = -1, submit_ns = -1;
+  for (const auto& e : plain["events"]) {
+    if (e["kind"] == "admin_cmd" && e["reg"] == "identify") end_ns = e["t_ns"].get<int64_t>() + e["dur_ns"].get<int64_t>();
+    if (submit_ns < 0 && e["kind"] == "mmio_write" && e["reg"] == "SQ0TDBL") submit_ns = e["t_ns"];
+  }
+  // The window's premise: E within a nanosecond of 5350910 ns (the admin_cmd event is in whole ns).
+  REQUIRE(std::abs(end_ns - 5'350'910) <= 1);
+  const json& lost = variant(j, "MSI-X lost")["trials"][0];
+  CHECK(lost["status"] == "ok");
+  CHECK(count_lines(lost, "I/O 0 QID 0 timeout, completion polled") == 1);
+  CHECK(count_lines(plain, "completion polled") == 0);
+  // The probe is late by the 60 s timeout less the wait it replaced (submit to the interrupt,
+  // about 303 us): between 60 s - 1 ms and 60 s.
+  const double late_ns = lost["probe_ns"].get<double>() - plain["probe_ns"].get<double>();
+  CHECK(late_ns > 60e9 - 1e6);
+  CHECK(late_ns < 60e9);
+  // No interrupt between the Identify's submit and the deadline, none at or before 0, one warning.
+  int irqs = 0, lost_warnings = 0;
+  for (const auto& e : lost["events"]) {
+    const int64_t t = e["t_ns"];
+    if (e["kind"] == "irq" && (t <= 0 || (t > submit_ns && t < submit_ns + 60'000'000'000))) ++irqs;
+    if (e["kind"] == "warning" && e["detail"].get<std::string>().find("MSI-X message (interrupt lost): not sent") != std::string::npos)
+      ++lost_warnings;
+  }
+  CHECK(irqs == 0);
+  CHECK(lost_warnings == 1);
+}

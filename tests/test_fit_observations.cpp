@@ -238,6 +238,24 @@ TEST_CASE("observations: an lspci id with a tail, all ones, a bad vid or version
   CHECK(machine_error(R"J({"lspci": {"text": ["00:04.0 0108: 1d0f:8061 (rev 01)"]}})J") == "no error");
 }
 
+TEST_CASE("observations: ids and models the scenario refuses are exit 2 at their line, not the fit's internal error",
+          "[fit][obs]") {
+  using Catch::Contains;
+  // Attack of stop 30: the scenario began refusing vendor ffff, 0000:0000, 0000:ffff and a model
+  // outside printable ASCII; fit passed them on and its simulator chunk failed (exit 4).
+  for (const char* id : {"ffff:0001", "0000:0000", "0000:ffff"}) {
+    INFO(id);
+    CHECK_THAT(machine_error(std::string(R"({"lspci": {"text": ["00:04.0 0108: )") + id + "\"]}}"),
+               Contains(std::string("obs.json: /machine/lspci/text:1:1: ") + id +
+                        " is what a read of an absent function returns, not a device's id"));
+  }
+  CHECK(machine_error(R"({"lspci": {"text": ["00:04.0 0108: 0000:0001"]}})") == "no error");
+  // A control byte (01h) as the 7th byte of mn, and a UTF-8 byte (C3h, the first of "é").
+  CHECK_THAT(machine_error(R"({"id_ctrl": {"text": ["mn        : Amazon\u0001EBS"]}})"),
+             Contains("obs.json: /machine/id_ctrl/text:1:1: mn is printable ASCII (20h to 7Eh), as Identify MN is; byte 7 is 01h"));
+  CHECK_THAT(machine_error(R"({"id_ctrl": {"text": ["mn        : \u00e9"]}})"), Contains("byte 1 is C3h"));
+}
+
 TEST_CASE("fit: a FIFO as the observation file is refused at once - not waited on", "[fit][obs][inputs]") {
   // It blocked in open(2) before any check (stop 23's attack): `timeout 20` ended it.
   const std::string d = "/tmp/nvmesim-test-fit-fifo-" + std::to_string(::getpid());

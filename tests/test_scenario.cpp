@@ -220,21 +220,28 @@ TEST_CASE("pci_id refuses vendor FFFFh - identify.model takes printable ASCII on
   for (const char* id : {"ffff:ffff", "FFFF:8061", "ffff:0000"}) {
     INFO(id);
     CHECK_THAT(error_of(with(R"({"enable_latency": "1ms"})", std::string(R"({"pci_id": ")") + id + "\"}")),
-               Catch::Contains("/controllers/0/pci_id: vendor ffff is what a read of an absent function returns"));
+               Catch::Contains("/controllers/0/pci_id: vendor ffff is what a configuration read of an absent function returns"));
   }
+  // Linux's empty-slot dwords 0 and ffff0000.
+  for (const char* id : {"0000:0000", "0000:FFFF"}) {
+    INFO(id);
+    CHECK_THAT(error_of(with(R"({"enable_latency": "1ms"})", std::string(R"({"pci_id": ")") + id + "\"}")),
+               Catch::Contains("is what Linux takes for an empty slot"));
+  }
+  CHECK(error_of(with(R"({"enable_latency": "1ms"})", R"({"pci_id": "0000:0001"})")) == "(no error)");
   // Device FFFFh is an ordinary device ID; vendor fffe is not the absent-function value.
   CHECK(error_of(with(R"({"enable_latency": "1ms"})", R"({"pci_id": "1d0f:ffff"})")) == "(no error)");
   CHECK(error_of(with(R"({"enable_latency": "1ms"})", R"({"pci_id": "fffe:8061"})")) == "(no error)");
   // A NUL (written \u0000 in JSON) as the 24th character, a tab as the 1st, DEL (7Fh), a UTF-8 byte.
   const std::string where = "/controllers/0/identify/model: Identify MN is printable ASCII (20h to 7Eh); ";
   CHECK_THAT(error_of(with(R"({"enable_latency": "1ms"})", R"({"identify": {"model": "Samsung Portable SSD X5\u0000"}})")),
-             Catch::Contains(where + "character 24 is byte 0"));
+             Catch::Contains(where + "byte 24 is 00h"));
   CHECK_THAT(error_of(with(R"({"enable_latency": "1ms"})", R"({"identify": {"model": "\tX"}})")),
-             Catch::Contains(where + "character 1 is byte 9"));
+             Catch::Contains(where + "byte 1 is 09h"));
   CHECK_THAT(error_of(with(R"({"enable_latency": "1ms"})", R"({"identify": {"model": "X\u007f"}})")),
-             Catch::Contains(where + "character 2 is byte 127"));
+             Catch::Contains(where + "byte 2 is 7Fh"));
   CHECK_THAT(error_of(with(R"({"enable_latency": "1ms"})", R"({"identify": {"model": "\u00e9"}})")),
-             Catch::Contains(where + "character 1 is byte 195"));
+             Catch::Contains(where + "byte 1 is C3h"));
   // Space (20h) and tilde (7Eh), the ends of the range, are taken.
   CHECK(error_of(with(R"({"enable_latency": "1ms"})", R"({"identify": {"model": " ~"}})")) == "(no error)");
 }
