@@ -703,3 +703,26 @@ TEST_CASE("a lost MSI-X: 5.7's timeout handler finds the completion by polling, 
   CHECK(irqs == 0);
   CHECK(lost_warnings == 1);
 }
+
+TEST_CASE("removed as a command completes: the controller stays removed, not fatal", "[behaviour][systemc]") {
+  // Review of stop 30: with the fixed-latency 5.7 probe the Identify command ends at 5350910 ns
+  // (the "off the bus" case above checks it), and a surprise removal (all_ones without an end)
+  // from that very instant fired together with the command's completion: the completion ran
+  // after the removal, its DMAs were refused, and it scheduled CSTS.CFS, moving the removed
+  // controller to `fatal`. A removed function stays removed (docs/model.md).
+  const json j = run_file("aws-c5.12xlarge.json", "behaviour_removed_at_completion.json", 1,
+                          {"/host/kernel=\"5.7\"", "/host/init_to_probe=\"1ms\"", "/host/wakeup_latency=\"20us\"",
+                           "/controllers/0/disable_latency=\"500us\"", "/controllers/0/enable_latency=\"800us\"",
+                           "/variants=[{\"name\": \"removed at the Identify's end\", \"set\": {\"/controllers/0/faults\": "
+                           "{\"all_ones\": {\"from\": \"5350910ns\"}}}}]"});
+  const json& t = j["variants"][0]["trials"][0];
+  CHECK(t["status"] != "ok");
+  int fatal = 0, removed = 0;
+  for (const auto& e : t["events"])
+    if (e["kind"] == "state") {
+      fatal += e["detail"] == "fatal";
+      removed += e["detail"] == "removed";
+    }
+  CHECK(fatal == 0);
+  CHECK(removed <= 1);
+}
