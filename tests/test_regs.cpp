@@ -168,14 +168,14 @@ const nvmesim::RegisterSpec<NoHooks> kMixedTable[] = {
 };
 
 // The decode rules read off the RegisterFile contract, as a plain scan: width, alignment, range,
-// then the first row in table order that the access overlaps.
-nvmesim::Decoded scan_decode(uint64_t stride, uint64_t space, uint64_t offset, uint32_t len,
-                             nvmesim::RegisterFile<NoHooks>::Hit& hit) {
+// then the first row in table order that the access overlaps (any table, any stride).
+nvmesim::Decoded scan_table(const std::vector<nvmesim::RegisterSpec<NoHooks>>& rows, uint64_t stride, uint32_t min_len,
+                            uint64_t space, uint64_t offset, uint32_t len, nvmesim::RegisterFile<NoHooks>::Hit& hit) {
   using nvmesim::Decoded;
-  if (len < 1 || len > 8 || (len & (len - 1)) != 0) return Decoded::bad_width;
+  if (len < min_len || len > 8 || (len & (len - 1)) != 0) return Decoded::bad_width;
   if (offset % len != 0) return Decoded::misaligned;
   if (offset + len > space) return Decoded::out_of_range;
-  for (const auto& r : kMixedTable) {
+  for (const auto& r : rows) {
     const uint64_t end = r.offset + (r.count > 1 ? r.count * stride : r.bytes);
     if (offset + len <= r.offset || offset >= end) continue;
     if (offset < r.offset) return Decoded::bad_width;
@@ -192,7 +192,8 @@ nvmesim::Decoded scan_decode(uint64_t stride, uint64_t space, uint64_t offset, u
 
 TEST_CASE("RegisterFile's lookup decodes every access as the table scan would, at each array stride", "[regs]") {
   using File = nvmesim::RegisterFile<NoHooks>;
-  File f(kMixedTable, std::size(kMixedTable), 1, 0);
+  const std::vector<nvmesim::RegisterSpec<NoHooks>> mixed(std::begin(kMixedTable), std::end(kMixedTable));
+  File f(mixed.data(), mixed.size(), 1, 0);
   // Strides in an order that goes back to one already used (the lookup is rebuilt, or kept).
   size_t compared = 0;
   std::vector<size_t> ok_hits;
@@ -206,7 +207,7 @@ TEST_CASE("RegisterFile's lookup decodes every access as the table scan would, a
       for (const uint32_t len : {1u, 2u, 3u, 4u, 8u, 16u}) {
         File::Hit got, want;
         const nvmesim::Decoded d = f.decode(offset, len, got);
-        const nvmesim::Decoded e = scan_decode(stride, space, offset, len, want);
+        const nvmesim::Decoded e = scan_table(mixed, stride, 1, space, offset, len, want);
         INFO("stride " << stride << ", offset 0x" << std::hex << offset << std::dec << ", " << len << " bytes");
         REQUIRE(static_cast<int>(d) == static_cast<int>(e));
         if (e == nvmesim::Decoded::ok) {
@@ -234,28 +235,7 @@ TEST_CASE("RegisterFile's lookup decodes every access as the table scan would, a
 // touched by two rows, an array ending mid-granule at strides 1 and 2, an 8-byte access reserved
 // in its first granule). Seeded random tables of up to 8 rows (offsets 0-0x11F, widths 1-8,
 // arrays of up to 6 elements, overlaps allowed) at every stride from 1 to 64, against the same
-// plain scan, generalised to any table.
-namespace {
-nvmesim::Decoded scan_table(const std::vector<nvmesim::RegisterSpec<NoHooks>>& rows, uint64_t stride, uint32_t min_len,
-                            uint64_t space, uint64_t offset, uint32_t len, nvmesim::RegisterFile<NoHooks>::Hit& hit) {
-  using nvmesim::Decoded;
-  if (len < min_len || len > 8 || (len & (len - 1)) != 0) return Decoded::bad_width;
-  if (offset % len != 0) return Decoded::misaligned;
-  if (offset + len > space) return Decoded::out_of_range;
-  for (const auto& r : rows) {
-    const uint64_t end = r.offset + (r.count > 1 ? r.count * stride : r.bytes);
-    if (offset + len <= r.offset || offset >= end) continue;
-    if (offset < r.offset) return Decoded::bad_width;
-    const uint64_t rel = offset - r.offset;
-    const uint64_t within = r.count > 1 ? rel % stride : rel;
-    if (within >= r.bytes) return Decoded::reserved;
-    if (within + len > r.bytes) return Decoded::bad_width;
-    hit = {&r, static_cast<uint32_t>(r.count > 1 ? rel / stride : 0), static_cast<uint32_t>(within)};
-    return Decoded::ok;
-  }
-  return Decoded::reserved;
-}
-}  // namespace
+// plain scan (scan_table, above).
 
 TEST_CASE("RegisterFile's lookup decodes as the table scan on random tables at strides 1 to 64", "[regs]") {
   using File = nvmesim::RegisterFile<NoHooks>;
