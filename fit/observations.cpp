@@ -9,6 +9,7 @@
 #include "core/json_reader.hpp"
 #include "core/json_text.hpp"
 #include "host/linux/kernel_profile.hpp"
+#include "models/identity_checks.hpp"
 #include "models/nvme_regs.hpp"
 
 namespace nvmesim {
@@ -176,14 +177,11 @@ void read_id_ctrl(const std::string& text, const std::string& name, Observations
   const DumpValue* mn = dump_find(d, "mn");
   if (!mn) throw InputError::in_source(name, "has no \"mn        : ...\" line: is it the output of `nvme id-ctrl /dev/nvme0`?");
   if (mn->value.size() > 40) throw InputError::at_line(name, mn->line, 1, "mn holds at most 40 characters (Identify MN)");
-  for (size_t i = 0; i < mn->value.size(); ++i) {
-    const auto ch = static_cast<unsigned char>(mn->value[i]);
-    if (ch < 0x20 || ch > 0x7E) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "%02Xh", ch);
-      throw InputError::at_line(name, mn->line, 1, "mn is printable ASCII (20h to 7Eh), as Identify MN is; byte " +
-                                                       std::to_string(i + 1) + " is " + hex);
-    }
+  if (const size_t i = regs::first_non_printable(mn->value); i != std::string::npos) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "%02Xh", static_cast<unsigned char>(mn->value[i]));
+    throw InputError::at_line(name, mn->line, 1, "mn is printable ASCII (20h to 7Eh), as Identify MN is; byte " +
+                                                     std::to_string(i + 1) + " is " + hex);
   }
   o.device["identify"]["model"] = mn->value;
   o.device_from["identify.model"] = "id-ctrl " + name + " line " + std::to_string(mn->line);
@@ -244,10 +242,8 @@ void read_lspci(const std::string& text, const std::string& name, Observations& 
     if (here.empty()) continue;
     if (here == "ffff:ffff")
       throw InputError::at_line(name, line, 1, "ffff:ffff is all ones: the function did not answer when lspci ran");
-    // What the scenario's pci_id refuses (scenario/controller_keys.cpp), said here with the line:
-    // vendor ffff is an absent function's read, and Linux takes 0000:0000 and 0000:ffff for an
-    // empty slot too (the vendor/device dword 0 or ffff0000).
-    if (here.compare(0, 4, "ffff") == 0 || here == "0000:0000" || here == "0000:ffff")
+    // What the scenario's pci_id refuses, said here with the line.
+    if (regs::pci_id_of_absent_function(here))
       throw InputError::at_line(name, line, 1, here + " is what a read of an absent function returns, not a device's id");
     if (!id.empty() && here != id)
       throw InputError::at_line(name, line, 1, "a second NVMe function, " + here + ", beside " + id + " (line " + std::to_string(id_line) +

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/duration.hpp"
+#include "models/identity_checks.hpp"
 #include "scenario/loader_parts.hpp"
 
 namespace nvmesim::scenario_detail {
@@ -135,16 +136,10 @@ const Section<ControllerParams>& identify_section() {
               [](const Node& n, ControllerParams& c) {
                 c.model = n.str();
                 if (c.model.size() > 40) n.fail("Identify MN holds at most 40 characters");
-                // MN is ASCII padded with spaces (NVMe Base 2.x, Identify Controller bytes 63:24):
-                // a NUL or another control byte would not reach a host as written (and a quirk
-                // rule compares MN as text).
-                for (size_t i = 0; i < c.model.size(); ++i) {
-                  const auto ch = static_cast<unsigned char>(c.model[i]);
-                  if (ch < 0x20 || ch > 0x7E) {
-                    char hex[8];
-                    std::snprintf(hex, sizeof hex, "%02Xh", ch);
-                    n.fail("Identify MN is printable ASCII (20h to 7Eh); byte " + std::to_string(i + 1) + " is " + hex);
-                  }
+                if (const size_t i = regs::first_non_printable(c.model); i != std::string::npos) {
+                  char hex[8];
+                  std::snprintf(hex, sizeof hex, "%02Xh", static_cast<unsigned char>(c.model[i]));
+                  n.fail("Identify MN is printable ASCII (20h to 7Eh); byte " + std::to_string(i + 1) + " is " + hex);
                 }
               }),
        K::row("rtd3e", "duration, at most 4294s", dflt("\"0s\""), "",
@@ -217,15 +212,12 @@ std::string read_pci_id(const Node& n) {
     if (i != 4) hex_nibble_or_fail(n, s[i]);
   std::string lower = s;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  // FFFFh is what a configuration read of an absent function returns, never a Vendor ID (PCI
-  // Local Bus 3.0, section 6.2.1), and no vendor is assigned it. Linux also takes
-  // the vendor/device dwords 0 and ffff0000 (0000:0000, 0000:ffff) for an empty slot.
-  if (lower.compare(0, 4, "ffff") == 0)
-    n.fail("vendor ffff is what a configuration read of an absent function returns, never a device's vendor ID "
-           "(no vendor is assigned it); give the device's own, e.g. \"1d0f:8061\"");
-  if (lower == "0000:0000" || lower == "0000:ffff")
-    n.fail(lower + " is what Linux takes for an empty slot, not a device's id; give the device's own, e.g. "
-                   "\"1d0f:8061\"");
+  if (regs::pci_id_of_absent_function(lower))
+    n.fail(lower.compare(0, 4, "ffff") == 0
+               ? "vendor ffff is what a configuration read of an absent function returns, never a device's vendor ID "
+                 "(no vendor is assigned it); give the device's own, e.g. \"1d0f:8061\""
+               : lower + " is what Linux takes for an empty slot, not a device's id; give the device's own, e.g. "
+                         "\"1d0f:8061\"");
   return lower;
 }
 

@@ -13,7 +13,7 @@ cd "$top"
 
 # The part of a file or include path. host/ and models/ each have a pure half that the pure
 # parts may see: the timer arithmetic, the kernel profile table, the host's parameters and the
-# list of host drivers; the register definitions. The device's parameters (models_params) are
+# list of host drivers; the register definitions and the identity checks. The device's parameters (models_params) are
 # pure too, but host/ may not see them: a driver sees the PCI function, never the device's
 # latencies and faults. The VCD writer is outputs/' SystemC half. models/sim_time.hpp, the one
 # door from picosecond arithmetic to SystemC time (waits, notifications, delays), is shared by
@@ -21,7 +21,7 @@ cd "$top"
 part_of() {
   case "$1" in
     host/timers/*|host/linux/kernel_profile.*|host/host_params.hpp|host/registry.hpp) echo host_pure ;;
-    models/nvme_regs.hpp) echo models_pure ;;
+    models/nvme_regs.hpp|models/identity_checks.hpp) echo models_pure ;;
     models/controller_params.hpp) echo models_params ;;
     models/pcie_transport.hpp) echo models_socket ;;
     models/sim_time.hpp) echo sim_time ;;
