@@ -4,6 +4,7 @@
 // for the interrupt steps a device SC_METHOD sets a flag and notifies the host. No TLM, no
 // registers, no recording, no output.
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -36,18 +37,25 @@ struct floor_host : sc_core::sc_module {
   long trials = 0;
   int steps = 36;
   int device_steps = 6;
+  long spread = 1;              // each wait lasts 1 to `spread` us, drawn per wait (1: all hosts in lockstep)
+  std::uint64_t lcg_state = 1;  // per-host stream, so hosts drift apart when spread > 1
   SC_HAS_PROCESS(floor_host);
   explicit floor_host(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
   void run() {
     const sc_core::sc_time step = sc_core::sc_time::from_value(1'000'000);  // 1 us at 1 ps resolution
     for (long t = 0; t < trials; ++t) {
       for (int s = 0; s < steps; ++s) {
+        sc_core::sc_time this_step = step;
+        if (spread > 1) {  // Knuth's MMIX LCG; the high bits pick 1..spread us
+          lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+          this_step = step * static_cast<double>(1 + (lcg_state >> 33) % static_cast<std::uint64_t>(spread));
+        }
         if (s < device_steps) {
           dev->flag = false;
-          dev->kick.notify(step);
+          dev->kick.notify(this_step);
           sc_core::wait(dev->done);
         } else {
-          sc_core::wait(step);
+          sc_core::wait(this_step);
         }
       }
     }
@@ -59,11 +67,13 @@ struct floor_host : sc_core::sc_module {
 
 int main(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::printf("Usage: nvmesim_floor TRIALS [STEPS [DEVICE_STEPS [HOSTS]]]\n"
+    std::printf("Usage: nvmesim_floor TRIALS [STEPS [DEVICE_STEPS [HOSTS [SPREAD]]]]\n"
                 "Runs TRIALS trials of STEPS timed waits (default 36), DEVICE_STEPS of them (default 6)\n"
                 "answered by a device event, and prints trials per second. With HOSTS (default 1), that\n"
                 "many host/device pairs run side by side, TRIALS each, as nvmesim's controllers do: the\n"
-                "floor's own cost per host-trial at 1 and at 1024 hosts (issue 15 item 4).\n");
+                "floor's own cost per host-trial at 1 and at 1024 hosts (issue 15 item 4). With SPREAD\n"
+                "(default 1) above 1, each wait lasts 1 to SPREAD us, drawn per host, so the hosts drift\n"
+                "apart as controllers with their own latencies do, instead of sharing every time step.\n");
     return argc < 2 ? 2 : 0;
   }
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
@@ -72,6 +82,11 @@ int main(int argc, char** argv) {
   const long hosts = argc > 4 ? std::atol(argv[4]) : 1;
   if (hosts < 1 || hosts > 65536) {
     std::fprintf(stderr, "nvmesim_floor: HOSTS must be 1 to 65536\n");
+    return 2;
+  }
+  const long spread = argc > 5 ? std::atol(argv[5]) : 1;
+  if (spread < 1 || spread > 1000000) {
+    std::fprintf(stderr, "nvmesim_floor: SPREAD must be 1 to 1000000 (us)\n");
     return 2;
   }
   std::vector<std::unique_ptr<floor_device>> devs;
@@ -84,6 +99,8 @@ int main(int argc, char** argv) {
     host.trials = std::atol(argv[1]);
     if (argc > 2) host.steps = std::atoi(argv[2]);
     if (argc > 3) host.device_steps = std::atoi(argv[3]);
+    host.spread = spread;
+    host.lcg_state = static_cast<std::uint64_t>(i) + 1;
   }
   g_running_hosts = hosts;
   const auto t0 = std::chrono::steady_clock::now();
