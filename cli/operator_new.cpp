@@ -1,0 +1,60 @@
+// The program's replacement of the global operator new (C++17 [replacement.functions]): blocks of
+// 2 MiB and more are aligned to 2 MiB, rounded up to whole 2 MiB, and marked MADV_HUGEPAGE, so
+// that the kernel backs them with transparent huge pages where it allows it
+// (/sys/kernel/mm/transparent_hugepage/enabled "madvise" or "always"); smaller blocks are plain
+// malloc. Linked into the nvmesim and nvmesim_tests executables directly (not through a static
+// library, whose member would only be pulled in by chance), and left out of the sanitizer and
+// fuzz builds, whose runtimes replace operator new themselves.
+//
+// Why: libsystemc 2.3.4's static initialisers allocate a 3 MiB buffer with new[] and zero it, in
+// every process, before main. With 4 KiB pages that is 768 page faults, about 9 ms of CPU on the
+// development VM: half of the start-up of every `nvmesim` process (the sweep's serial part, each
+// Slurm array task, each test). With huge pages it is two faults. Measured in bench/results.md
+// (issue 15 item 5). Where the kernel gives no huge pages, madvise fails or does nothing and the
+// blocks behave as before (the alignment costs at most 2 MiB of address space each, no memory).
+//
+// Cost: a block of 2 MiB or more takes whole 2 MiB pages, so its resident size can exceed its
+// length by up to 2 MiB (libsystemc's 3 MiB buffer: 4 MiB).
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#if defined(__SANITIZE_ADDRESS__)
+#error "cli/operator_new.cpp is not for sanitizer builds: CMakeLists.txt leaves it out of them"
+#endif
+
+namespace {
+
+constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;  // an x86-64 PMD-mapped page, 2 MiB
+
+/// One attempt: nullptr when the C library has no memory for `bytes`.
+void* try_allocate(std::size_t bytes) noexcept {
+  if (bytes < kHugePageBytes) return std::malloc(bytes == 0 ? 1 : bytes);
+  if (bytes > SIZE_MAX - kHugePageBytes) return nullptr;  // rounding up would wrap
+  const std::size_t rounded_bytes = (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  void* block = nullptr;
+  if (posix_memalign(&block, kHugePageBytes, rounded_bytes) != 0) return nullptr;
+  (void)madvise(block, rounded_bytes, MADV_HUGEPAGE);  // advice only: no huge pages is not an error
+  return block;
+}
+
+}  // namespace
+
+/// Replaces the global operator new. Behaves as the standard's (C++17 [new.delete.single]): on
+/// failure calls the installed new_handler and tries again, or throws std::bad_alloc when there
+/// is none. libstdc++'s other forms (new[], nothrow) call this one; its aligned forms do not
+/// and keep their own allocation, which the deletes below never see.
+void* operator new(std::size_t bytes) {
+  for (;;) {
+    if (void* block = try_allocate(bytes)) return block;
+    const std::new_handler handler = std::get_new_handler();
+    if (handler == nullptr) throw std::bad_alloc();
+    handler();
+  }
+}
+
+/// The matching deletes: every block above came from malloc or posix_memalign.
+void operator delete(void* block) noexcept { std::free(block); }
+void operator delete(void* block, std::size_t) noexcept { std::free(block); }
