@@ -245,6 +245,9 @@ void read_lspci(const std::string& text, const std::string& name, Observations& 
     // What the scenario's pci_id refuses, said here with the line.
     if (regs::pci_id_of_absent_function(here))
       throw InputError::at_line(name, line, 1, here + " is what a read of an absent function returns, not a device's id");
+    if (regs::pci_id_of_config_retry(here))
+      throw InputError::at_line(name, line, 1, here + ": vendor 0001 is what a read returns while the function asks for a "
+                                                  "retry (CRS), not a device's id");
     if (!id.empty() && here != id)
       throw InputError::at_line(name, line, 1, "a second NVMe function, " + here + ", beside " + id + " (line " + std::to_string(id_line) +
                                                   "): this version fits one device; keep the line of the one the logs measure");

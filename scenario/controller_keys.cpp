@@ -218,6 +218,10 @@ std::string read_pci_id(const Node& n) {
                  "(no vendor is assigned it); give the device's own, e.g. \"1d0f:8061\""
                : lower + " is what Linux takes for an empty slot, not a device's id; give the device's own, e.g. "
                          "\"1d0f:8061\"");
+  if (regs::pci_id_of_config_retry(lower))
+    n.fail("vendor 0001 is what a configuration read returns while the function asks for a retry (CRS Software "
+           "Visibility, PCIe Base 4.0 section 2.3.2): Linux retries, it does not probe, and nvmesim does not model "
+           "that; give the device's own id, e.g. \"1d0f:8061\"");
   return lower;
 }
 
@@ -231,7 +235,7 @@ const Section<ControllerEntry>& controller_section() {
                [](const Node& n, ControllerEntry& c) { c.label = read_label(n); }),
        KC::integer("count", 1, kMaxControllers, dflt("1"), "", "this many identical controllers (1024 in all at most)",
                    to(&ControllerEntry::count)),
-       KC::row("pci_id", "`\"vvvv:dddd\"` (hex; not ffff:*, 0000:0000 or 0000:ffff)", dflt("\"1d0f:8061\""), "", "PCI vendor:device",
+       KC::row("pci_id", "`\"vvvv:dddd\"` (hex; not ffff:*, 0001:*, 0000:0000 or 0000:ffff)", dflt("\"1d0f:8061\""), "", "PCI vendor:device",
                [](const Node& n, ControllerEntry& c) { c.pci_id = read_pci_id(n); }),
        KC::row("pci_address", "string, at most 256 bytes", computed("`0000:NN:00.0`, NN = 4 + index in hex"), "",
                "printed in `pci function ...`; with `count`, the copies add `+1`, `+2`, ...",

@@ -43,10 +43,12 @@ void warn_distribution_kernels(Scenario& sc) {
 }
 
 // The scenario from its document with the options applied, errors not yet attributed to --set.
-Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptions& options) {
+// `written` receives the pointer each --set wrote (apply_set_patches), for attribute_to_set.
+Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptions& options,
+                           std::vector<std::string>& written) {
   // The file's host.driver before the options (check_sets_reach_a_stage).
   const std::string file_driver = scenario_detail::host_driver_of(doc);
-  scenario_detail::apply_set_patches(doc, options.sets, source);
+  written = scenario_detail::apply_set_patches(doc, options.sets, source);
   {
     // --trials and --seed replace the document's values, which are still checked with the same
     // bounds as the key table's (validate checks them; an option must not hide "trials": "abc").
@@ -101,10 +103,11 @@ Scenario load_scenario_text(const std::string& text, const std::string& source, 
 }
 
 Scenario load_scenario_document(ojson doc, const std::string& source, const LoadOptions& options) {
+  std::vector<std::string> written;
   try {
-    return load_unattributed(std::move(doc), source, options);
+    return load_unattributed(std::move(doc), source, options, written);
   } catch (const InputError& e) {
-    attribute_to_set(e, options.sets, source);
+    attribute_to_set(e, options.sets, written, source);
     throw;
   }
 }

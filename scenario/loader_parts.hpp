@@ -92,14 +92,18 @@ class TableEntryScope {
 /// The distributions' table for docs/scenario.md: one Markdown row per kind (distributions.cpp).
 std::string distributions_markdown();
 
-/// Applies the --set patches to `doc` (the file `source`), in order (scenario/set_patch.cpp).
+/// Applies the --set patches to `doc` (the file `source`), in order (scenario/set_patch.cpp), and
+/// returns the pointer each one wrote: its own, or for an append ("/a/-") the index it took.
 /// Throws InputError ("--set PTR: ...") for a pointer whose parent does not exist, an index
 /// beyond the end of an array, or a value that cannot be set.
-void apply_set_patches(nlohmann::ordered_json& doc, const std::vector<SetPatch>& sets, const std::string& source);
+std::vector<std::string> apply_set_patches(nlohmann::ordered_json& doc, const std::vector<SetPatch>& sets,
+                                           const std::string& source);
 
-/// When `e` lies at or inside a location that one of `sets` wrote, throws it again with
+/// When `e` lies at or inside a location that one of `sets` wrote (`written`: what
+/// apply_set_patches returned, or fewer when it stopped early), throws it again with
 /// " (this value comes from --set PTR=VALUE)" added; otherwise returns.
-void attribute_to_set(const InputError& e, const std::vector<SetPatch>& sets, const std::string& source);
+void attribute_to_set(const InputError& e, const std::vector<SetPatch>& sets, const std::vector<std::string>& written,
+                      const std::string& source);
 
 /// The variants of `root` ("variants": [{"name", "patch"}]), each its patch merged over `base`
 /// (the document without "variants") and read; errors inside a patch are reported at the patch

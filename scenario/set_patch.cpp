@@ -70,7 +70,9 @@ namespace nvmesim::scenario_detail {
 
 using ojson = nlohmann::ordered_json;
 
-void apply_set_patches(ojson& doc, const std::vector<SetPatch>& sets, const std::string& source) {
+std::vector<std::string> apply_set_patches(ojson& doc, const std::vector<SetPatch>& sets, const std::string& source) {
+  std::vector<std::string> written;
+  written.reserve(sets.size());
   for (const auto& s : sets) {
     try {
       ojson::json_pointer ptr(s.pointer);
@@ -103,6 +105,11 @@ void apply_set_patches(ojson& doc, const std::vector<SetPatch>& sets, const std:
       } catch (const InputError& e) {
         throw InputError("--set " + s.pointer + ": " + e.message());
       }
+      // "-" appends: the element written is the array's size before it (RFC 6901 section 4).
+      if (!ptr.empty() && ptr.back() == "-" && doc.at(ptr.parent_pointer()).is_array())
+        written.push_back(ptr.parent_pointer().to_string() + "/" + std::to_string(doc.at(ptr.parent_pointer()).size()));
+      else
+        written.push_back(s.pointer);
       doc[ptr] = s.value;
     } catch (const InputError&) {
       throw;
@@ -110,16 +117,19 @@ void apply_set_patches(ojson& doc, const std::vector<SetPatch>& sets, const std:
       throw InputError("--set " + s.pointer + ": cannot set it in " + source + ": " + e.what());
     }
   }
+  return written;
 }
 
-void attribute_to_set(const InputError& e, const std::vector<SetPatch>& sets, const std::string& source) {
+void attribute_to_set(const InputError& e, const std::vector<SetPatch>& sets, const std::vector<std::string>& written,
+                      const std::string& source) {
   // An error at (or inside) a value that --set put there: say so, the file is not to blame. The
   // sets apply in order, so the last one that covers the pointer put the value there.
   if (e.has_pointer() && e.source() == source) {
     const std::string ptr = pointer_text(e.pointer());
-    for (auto it = sets.rbegin(); it != sets.rend(); ++it) {
-      const SetPatch& set = *it;
-      if (ptr == set.pointer || ptr.rfind(set.pointer + "/", 0) == 0)
+    for (size_t i = sets.size(); i-- > 0;) {
+      const SetPatch& set = sets[i];
+      const std::string& at = i < written.size() ? written[i] : set.pointer;  // "/a/-" as the index it appended
+      if (ptr == at || ptr.rfind(at + "/", 0) == 0)
         throw InputError(source, e.pointer(),
                          e.message() + " (this value comes from --set " + set.pointer + "=" + set_value_text(set) + ")");
     }

@@ -250,6 +250,9 @@ TEST_CASE("observations: ids and models the scenario refuses are exit 2 at their
                         " is what a read of an absent function returns, not a device's id"));
   }
   CHECK(machine_error(R"({"lspci": {"text": ["00:04.0 0108: 0000:0001"]}})") == "no error");
+  CHECK_THAT(machine_error(R"({"lspci": {"text": ["00:04.0 0108: 0001:ffff"]}})"),
+             Contains("obs.json: /machine/lspci/text:1:1: 0001:ffff: vendor 0001 is what a read returns while the "
+                      "function asks for a retry (CRS), not a device's id"));
   // A control byte (01h) as the 7th byte of mn, and a UTF-8 byte (C3h, the first of "é").
   CHECK_THAT(machine_error(R"({"id_ctrl": {"text": ["mn        : Amazon\u0001EBS"]}})"),
              Contains("obs.json: /machine/id_ctrl/text:1:1: mn is printable ASCII (20h to 7Eh), as Identify MN is; byte 7 is 01h"));

@@ -188,6 +188,50 @@ TEST_CASE("an error in a value set by --set says so and suggests a unit", "[scen
   CHECK_THAT(e, Catch::EndsWith("(this value comes from --set /controllers/0/enable_latency=3)"));
 }
 
+TEST_CASE("an error in an element that --set appended with /- names that --set", "[scenario]") {
+  // Stop 30's attack: --set '/controllers/-={...}' failed at /controllers/1/... without saying the
+  // element came from --set (the attribution compared "/controllers/-" with "/controllers/1").
+  LoadOptions o;
+  o.sets.push_back(parse_set(R"(/controllers/-={"bogus": 1})"));
+  const std::string e = error_of(kMinimal, o);
+  CHECK_THAT(e, Catch::StartsWith("s.json: /controllers/1/bogus: unknown key \"bogus\""));
+  CHECK_THAT(e, Catch::EndsWith(R"((this value comes from --set /controllers/-={"bogus": 1}))"));
+  // An error in the file's own element 0 is not blamed on the append, and a later set that
+  // appends again takes index 2 (kMinimal's one controller, then the two appended).
+  LoadOptions two;
+  two.sets.push_back(parse_set(R"(/controllers/-={"enable_latency": "2ms"})"));
+  two.sets.push_back(parse_set(R"(/controllers/-={"enable_latency": 5})"));
+  const std::string e2 = error_of(kMinimal, two);
+  CHECK_THAT(e2, Catch::StartsWith("s.json: /controllers/2/enable_latency: must be a duration string"));
+  CHECK_THAT(e2, Catch::EndsWith(R"((this value comes from --set /controllers/-={"enable_latency": 5}))"));
+  LoadOptions file_error;
+  file_error.sets.push_back(parse_set(R"(/controllers/-={"enable_latency": "2ms"})"));
+  const std::string e3 = error_of(R"({"schema": "nvmesim.scenario/1", "host": {"kernel": "5.6", "hz": 250},
+    "controllers": [{"enable_latency": 3}]})", file_error);
+  CHECK_THAT(e3, Catch::StartsWith("s.json"));
+  CHECK_THAT(e3, Catch::Contains("/controllers/0/enable_latency: must be a duration string"));
+  CHECK_THAT(e3, !Catch::Contains("comes from --set"));
+}
+
+TEST_CASE("run refuses --trials with --set /trials, and --seed with --set /seed: one of each pair did nothing",
+          "[scenario][cli]") {
+  // Stop 30's attack: `-n 2 --set /trials=7` ran 2 trials and listed "--set /trials=7" in the header.
+  const std::string path = std::string(NVMESIM_SOURCE_DIR) + "/scenarios/aws-c5.12xlarge.json";
+  std::ostringstream out, err;
+  const char* trials[] = {"nvmesim", "run", path.c_str(), "-n", "2", "--set", "/trials=7", "-q"};
+  CHECK(cli_main(8, trials, out, err) == 2);
+  CHECK_THAT(err.str(), Catch::Contains("--trials 2 and --set /trials=7 both give the trial count: pass one of them"));
+  std::ostringstream out2, err2;
+  const char* seed[] = {"nvmesim", "run", path.c_str(), "--seed", "3", "--set", "/seed=4", "-q"};
+  CHECK(cli_main(8, seed, out2, err2) == 2);
+  CHECK_THAT(err2.str(), Catch::Contains("--seed 3 and --set /seed=4 both give the seed: pass one of them"));
+  // The other two of them together are taken (this runs AWS's probe twice, in this test's process).
+  std::ostringstream out3, err3;
+  const char* other_two[] = {"nvmesim", "run", path.c_str(), "--set", "/trials=2", "--seed", "3", "-q"};
+  CHECK(cli_main(8, other_two, out3, err3) == 0);
+  CHECK(err3.str().empty());
+}
+
 TEST_CASE("a key repeated in one object is an error", "[scenario]") {
   // {"min": "100us", "min": "1800us"} would silently keep the second value.
   const std::string e = error_of(with("\"1ms\"", R"({"dist": "uniform", "min": "1ms", "min": "2ms", "max": "3ms"})"));
@@ -229,6 +273,14 @@ TEST_CASE("pci_id refuses vendor FFFFh - identify.model takes printable ASCII on
                Catch::Contains("is what Linux takes for an empty slot"));
   }
   CHECK(error_of(with(R"({"enable_latency": "1ms"})", R"({"pci_id": "0000:0001"})")) == "(no error)");
+  // Vendor 0001h is the CRS Software Visibility value (stop 30's attack took "0001:ffff"); 0002 is a vendor.
+  for (const char* id : {"0001:ffff", "0001:8061"}) {
+    INFO(id);
+    CHECK_THAT(error_of(with(R"({"enable_latency": "1ms"})", std::string(R"({"pci_id": ")") + id + "\"}")),
+               Catch::Contains("/controllers/0/pci_id: vendor 0001 is what a configuration read returns while the "
+                               "function asks for a retry"));
+  }
+  CHECK(error_of(with(R"({"enable_latency": "1ms"})", R"({"pci_id": "0002:ffff"})")) == "(no error)");
   // Device FFFFh is an ordinary device ID; vendor fffe is not the absent-function value.
   CHECK(error_of(with(R"({"enable_latency": "1ms"})", R"({"pci_id": "1d0f:ffff"})")) == "(no error)");
   CHECK(error_of(with(R"({"enable_latency": "1ms"})", R"({"pci_id": "fffe:8061"})")) == "(no error)");
