@@ -33,13 +33,19 @@ uint32_t read_register(nvme_host& host, WaitSpec::Register reg, bool& all_ones) 
   return v;
 }
 
-[[noreturn]] void too_many_polls(const nvme_host& host, const WaitSpec& spec, uint64_t polls) {
+// `last_all_ones`: the last read returned all ones. The hint (a shorter CAP.TO, a sleeping poll)
+// is then not the whole story: the function is not answering, and this wait does not stop on it.
+[[noreturn]] void too_many_polls(const nvme_host& host, const WaitSpec& spec, uint64_t polls, bool last_all_ones) {
   const uint64_t limit = host.params().max_polls_per_wait;
   const char* what = spec.reg == WaitSpec::Register::csts ? "CSTS" : "PCI_VENDOR_ID";
   std::string text = "controller " + host.dev() + " made " + std::to_string(polls) + " " + what + " reads in one " +
                      spec.kind + " (limit host.max_polls_per_wait";
   if (spec.limit_hint) text += " = " + std::to_string(limit) + "); " + spec.limit_hint;
   else text += ")";
+  if (last_all_ones)
+    text += std::string("; its last read returned all ones (") +
+            (spec.reg == WaitSpec::Register::csts ? "FFFFFFFFh" : "FFFFh") +
+            "): the function is not answering (off the bus, or not back from a reset), and this wait does not stop on that";
   throw SimulationLimitError(text);
 }
 
@@ -88,7 +94,7 @@ WaitResult wait_until_ready(nvme_host& host, const WaitSpec& spec, size_t phase)
     }
     // 6. deadline (for a while loop, the check before the next read)
     if (d.check != Deadline::Check::before_sleep && past_deadline()) return timed_out();
-    if (r.polls >= host.params().max_polls_per_wait) too_many_polls(host, spec, r.polls);
+    if (r.polls >= host.params().max_polls_per_wait) too_many_polls(host, spec, r.polls, all_ones);
     // 7. read again
   }
 }

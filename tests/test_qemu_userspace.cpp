@@ -15,10 +15,12 @@
 // Each TEST_CASE elaborates once, so CTest runs it in its own process.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <string>
 
 #include "host/qemu_userspace/qemu_userspace_driver.hpp"
 #include "host_bench.hpp"
+#include "support.hpp"
 
 using namespace nvmesim;
 
@@ -90,4 +92,29 @@ TEST_CASE("qemu-userspace: CAP.TO=0 (timeout 0 ms) fails after exactly one read"
   CHECK(en.polls == 1);
   CHECK(en.end_ps == kT0);
   CHECK(t.has_line("Timeout while waiting for device to start (0 ms)"));
+}
+
+TEST_CASE("qemu-userspace: a function that left the bus ends the wait at host.max_polls_per_wait, and the error "
+          "says the reads were all ones",
+          "[qemu-userspace][process]") {
+  // Stop 30's attack: surprise-removal.json under this driver (no all-ones test, a tight loop)
+  // stopped at the polls limit with only the CAP.TO advice, which hides the cause: CSTS has read
+  // FFFFFFFFh since 3 ms. At 946 ns a read, 20000 reads take the wait well past 3 ms.
+  const std::string file = std::string(NVMESIM_SOURCE_DIR) + "/scenarios/surprise-removal.json";
+  const std::string out = (std::filesystem::temp_directory_path() / "nvmesim-qemu-gone.json").string();
+  const std::string common = "run '" + file + "' -n 1 -q --out '" + out +
+                             "' --set /variants=[] --set '/host={\"driver\": \"qemu-userspace\", \"max_polls_per_wait\": 20000}'";
+  const test::CliResult gone = test::run_capture(common);
+  CHECK(gone.status == 2);
+  CHECK_THAT(gone.err, Catch::Contains("made 20000 CSTS reads in one readiness wait (limit host.max_polls_per_wait = "
+                                       "20000); QEMU's user-space driver polls without sleeping"));
+  CHECK_THAT(gone.err, Catch::EndsWith("; its last read returned all ones (FFFFFFFFh): the function is not answering "
+                                       "(off the bus, or not back from a reset), and this wait does not stop on that\n"));
+  // The same wait on a device that answers (never ready to enable: CSTS reads 0) says nothing of all ones.
+  const test::CliResult answering = test::run_capture(
+      common + " --set '/controllers/0/faults={\"never_ready\": true}'");
+  CHECK(answering.status == 2);
+  CHECK_THAT(answering.err, Catch::Contains("made 20000 CSTS reads in one readiness wait"));
+  CHECK_THAT(answering.err, !Catch::Contains("all ones"));
+  CHECK_FALSE(std::filesystem::exists(out));
 }
