@@ -160,7 +160,18 @@ std::string paired_lines(const PairedReport& p) {
 void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
   os << "nvmesim " << kVersion << ": " << terminal_text(sc.name.empty() ? sc.source : sc.name) << ", " << sc.trials
      << " trial" << (sc.trials == 1 ? "" : "s") << " per variant, seed " << sc.seed << "\n";
-  for (const std::string& set : sc.sets) os << "  --set " << terminal_text(set) << "\n";
+  // Each --set on one line: a value of thousands of characters (a whole controllers array) is cut
+  // at kSetShownChars with the count of what is left out; the JSON output holds it whole.
+  constexpr size_t kSetShownChars = 200;
+  for (const std::string& set : sc.sets) {
+    if (set.size() <= kSetShownChars) os << "  --set " << terminal_text(set) << "\n";
+    else {
+      size_t cut = kSetShownChars;
+      while (cut > 0 && (static_cast<unsigned char>(set[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+      os << "  --set " << terminal_text(set.substr(0, cut)) << "... (" << set.size() - cut
+         << " more bytes; the JSON output's \"scenario\" holds the value whole)\n";
+    }
+  }
   os << "\n";
   size_t w = 8;
   for (const auto& v : rep.variants) w = std::max(w, columns(terminal_text(v.name)));

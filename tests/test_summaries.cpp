@@ -185,6 +185,20 @@ TEST_CASE("run: the table's header lists the --set patches it ran with", "[summa
   CHECK(slurp(patched).rfind("nvmesim " + std::string(nvmesim::kVersion) + ": sets, 1 trial per variant, seed 1\n"
                              "  --set /host/hz=1000\n"
                              "  --set /controllers/0/name=\"Disk 2\"\n\nvariant ", 0) == 0);
+  // A long value is cut at 200 bytes, never inside a UTF-8 character (stop 30's attack printed a
+  // --set of any size whole). "/description=" is 13 bytes, then the JSON string: '"' (byte 13),
+  // 'x' (14), 150 x "é" (C3 A9 at bytes 15-16, ..., 313-314), '"' (315): 316 bytes. Byte 200 is
+  // an A9 ((200 - 15) is odd), so the cut is at 199: 92 "é" shown, 316 - 199 = 117 bytes left out.
+  std::string e150;
+  for (int i = 0; i < 150; ++i) e150 += "\xC3\xA9";
+  const std::string longer = (d / "long.txt").string();
+  REQUIRE(shell(std::string(NVMESIM_BINARY) + " run '" + (d / "s.json").string() + "' --set '/description=x" + e150 +
+                "' > '" + longer + "'") == 0);
+  std::string e92;
+  for (int i = 0; i < 92; ++i) e92 += "\xC3\xA9";
+  CHECK(slurp(longer).rfind("nvmesim " + std::string(nvmesim::kVersion) + ": sets, 1 trial per variant, seed 1\n"
+                            "  --set /description=\"x" + e92 +
+                            "... (117 more bytes; the JSON output's \"scenario\" holds the value whole)\n\nvariant ", 0) == 0);
   fs::remove_all(d);
 }
 
