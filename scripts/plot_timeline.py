@@ -35,7 +35,7 @@ def plural(n, word):
 def add_args(ap):
     ap.add_argument("run", metavar="RUN.json", help="nvmesim run output (.json timeline with events)")
     ap.add_argument("--trial", type=int, required=True, metavar="K", help="trial index")
-    ap.add_argument("--variant", default="0", help="variant name or index (default 0, the baseline)")
+    ap.add_argument("--variant", default="0", help="variant name, index, or a unique prefix of a name (default 0, the baseline)")
 
 
 def pick_trial(a):
@@ -43,13 +43,17 @@ def pick_trial(a):
     streaming: only that trial is kept), or InputProblem saying what to do."""
     info = plotlib.run_info(a.run)
     names = info["variants"]
+    prefixed = [n for n in names if n.startswith(a.variant)] if a.variant else []
     if a.variant in names:
         name = a.variant
     elif a.variant.isdigit() and int(a.variant) < len(names):
         name = names[int(a.variant)]
+    elif len(prefixed) == 1:  # as plot_probe.py's --real-variant: a unique prefix names one
+        name = prefixed[0]
     else:
-        raise plotlib.InputProblem(f"--variant {a.variant!r}: no such variant; variants: "
-                                   + ", ".join(f"{i} {n!r}" for i, n in enumerate(names)))
+        raise plotlib.InputProblem(f"--variant {a.variant!r}: "
+                                   + (f"the prefix of {len(prefixed)} variants" if prefixed else "no such variant")
+                                   + "; variants: " + ", ".join(f"{i} {n!r}" for i, n in enumerate(names)))
     trial = plotlib.find_trial(a.run, name, a.trial)
     if trial is None:
         raise plotlib.InputProblem(f"--trial {a.trial}: {a.run} has no such trial in {name!r}")

@@ -427,6 +427,12 @@ def main():
         assert "--detail-trials" in e.stderr, e.stderr
         e = run([PY, script, w("aws.json"), "--trial", "0", "--variant", "9", "-o", w("x.png")], expect=2)
         assert "no such variant" in e.stderr, e.stderr
+        # A unique prefix names the variant, as plot_probe.py's --real-variant takes it (stop 30's new
+        # user): the same plot, byte for byte, as the full name; a prefix of both is refused.
+        run([PY, script, w("aws.json"), "--trial", "1", "--variant", "5.7", "-o", w("t57.svg")])
+        assert check_image(w("t57.svg")) == check_image(w("t.svg")), "--variant 5.7 drew another plot than the full name"
+        e = run([PY, script, w("aws.json"), "--trial", "0", "--variant", "5.", "-o", w("x.png")], expect=2)
+        assert "the prefix of 2 variants" in e.stderr, e.stderr
     elif a.script == "predict":
         # A shipped posterior (tests/data/fit/README.md: a small real fit of both AWS boots), read
         # by today's predict, and its prediction.
