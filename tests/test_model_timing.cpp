@@ -262,6 +262,72 @@ TEST_CASE("model timing: an admin command - doorbell then SQE fetch - processing
   b.checks.verify(4 * 21);
 }
 
+TEST_CASE("model timing: off the bus (faults.all_ones) at the CQE's and the MSI-X's issue, to the picosecond",
+          "[model][systemc]") {
+  // The Set Features command of the test above, 500 MHz x4 (config 0): done at D = 26394000, where
+  // the controller issues the CQE post (no data DMA before it), and the MSI-X leaves behind the
+  // CQE's 10157 ps serialisation, at D + 10157 = 26404157 (the arrivals 26854157 and 26861267 above
+  // are these plus serialisation and 450000). A window [from, from + for) holds an issue time t
+  // when from <= t < from + for (AllOnesWindow::contains). A CQE not sent sends no MSI-X either
+  // (the controller goes fatal); an MSI-X not sent leaves the CQE in host memory. Reviewer of stop
+  // 30: the off-the-bus DMA check was tested only well inside a window, never at its edges.
+  struct Case {
+    const char* what;
+    int64_t from_ps, for_ps;
+    int64_t dmas;  // SQE fetch only (1), + CQE (2), + MSI-X (3)
+    const char* not_sent;  // the warning's DMA, or nullptr
+  };
+  constexpr int64_t kD = 26'394'000, kMsix = kD + 10'157;
+  const Case cases[] = {
+      {"a window that ends at the CQE's issue", kD - 1'000, 1'000, 3, nullptr},
+      {"a window that ends 1 ps after it", kD - 1'000, 1'001, 1, "DMA CQE post"},
+      {"a window that starts at the CQE's issue", kD, 1'000, 1, "DMA CQE post"},
+      {"a window that starts 1 ps after it (before the MSI-X)", kD + 1, 1'000, 3, nullptr},
+      {"a 1 ps window at the MSI-X's issue", kMsix, 1, 2, "DMA MSI-X message"},
+      {"a window from 1 ps after the MSI-X's issue", kMsix + 1, 1'000, 3, nullptr},
+  };
+  constexpr uint16_t kCid = 0x1234;
+  init_kernel();
+  Bench b;
+  b.host.script = [&] {
+    for (int k = 0; k < 6; ++k) {
+      const Case& c = cases[k];
+      b.begin(k, kConfigs[0], 0);
+      b.cp.faults.all_ones = AllOnesWindow{true, c.from_ps, c.for_ps};
+      b.ctrl.begin_trial(&b.cp, 1, static_cast<uint64_t>(k), &b.rec);  // again, with the window (same time)
+      b.tag = std::string(c.what) + ": ";
+      b.mem.bytes.fill(0);
+      uint8_t* sqe = b.mem.bytes.data() + 0x1000;
+      sqe[0] = regs::opcode::kSetFeatures;
+      sqe[2] = kCid & 0xFF;
+      sqe[3] = kCid >> 8;
+      regs::put_le32(sqe + 40, 0x07);
+      regs::put_le32(sqe + 44, 0x00030003);
+      b.program_admin_queue();
+      b.host.wait_until(b.t0 + 10'000'000);
+      b.host.write32(regs::kCc, kCcEnable);
+      b.host.wait_until(b.t0 + 20'000'000);
+      b.host.write32(regs::sq_tail_doorbell(0, 0), 1);
+      b.host.wait_until(b.t0 + 30'000'000);
+      b.checks.eq(b.tag + "DMA transactions that reached host memory", static_cast<int64_t>(b.mem.log.size()), c.dmas);
+      int64_t warned = 0, warned_at = -1;
+      for (const Event& e : b.rec.events())
+        if (e.kind == EventKind::warning && e.detail.find(": not sent, the function is off the bus") != std::string::npos) {
+          ++warned;
+          warned_at = e.t_ps;
+          b.checks.eq(b.tag + "the warning names " + (c.not_sent ? c.not_sent : "nothing"),
+                      c.not_sent != nullptr && e.detail.rfind(c.not_sent, 0) == 0, 1);
+        }
+      b.checks.eq(b.tag + "off-the-bus warnings", warned, c.not_sent ? 1 : 0);
+      b.checks.eq(b.tag + "warned at the DMA's issue", warned_at,
+                  c.not_sent == nullptr ? -1 : (c.dmas == 1 ? kD : kMsix));
+    }
+  };
+  sc_core::sc_start();
+  REQUIRE(b.host.finished);
+  b.checks.verify(6 * 3 + 3);  // three checks a case, and the name check of each of the three warnings
+}
+
 TEST_CASE("model timing: the link delivers the TLPs of one direction in issue order", "[model][systemc]") {
   // The link alone, between the stub host and a zero-time stub device, one-way latency drawn from
   // {100 ns, 1000 ns} (empirical: u < 0.5 gives 100 ns). The trial's stream is one whose first
