@@ -26,8 +26,14 @@
 
 #include "cli/operator_new.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
+// GCC defines __SANITIZE_ADDRESS__; clang (the asan preset's clang-14) answers __has_feature.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #error "cli/operator_new.cpp is not for sanitizer builds: CMakeLists.txt leaves it out of them"
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#error "cli/operator_new.cpp is not for sanitizer builds: CMakeLists.txt leaves it out of them"
+#endif
 #endif
 
 namespace {

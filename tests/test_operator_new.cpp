@@ -5,16 +5,38 @@
 // pages depends on the machine, so that is measured in bench/results.md, not asserted here.
 #include <catch2/catch.hpp>
 
+#include <malloc.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <new>
+#include <sstream>
+#include <string>
 
 #include "cli/operator_new.hpp"
 
 namespace {
 
 constexpr std::uintptr_t kTwoMiB = std::uintptr_t{2} << 20;  // 2 * 1024 * 1024 = 2,097,152 bytes
+
+// The VmFlags line of the mapping in /proc/self/smaps that holds `address` ("" when none does).
+// "hg" is there once madvise(MADV_HUGEPAGE) has marked the range, whatever the machine's THP
+// setting (proc(5)).
+std::string vm_flags_at(const void* address) {
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  std::ifstream smaps("/proc/self/smaps");
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') inside = lo <= a && a < hi;
+    else if (inside && line.rfind("VmFlags:", 0) == 0) return line + " ";
+  }
+  return "";
+}
 
 int g_handler_calls = 0;
 void give_up_handler() {  // a new_handler that has nothing to free: the next failure throws
@@ -48,6 +70,20 @@ TEST_CASE("huge_page_block: 2 MiB-aligned blocks usable to their end - nullptr, 
     CHECK(reinterpret_cast<std::uintptr_t>(block) % kTwoMiB == 0);
     std::memset(block, 0xa5, bytes);
     CHECK(static_cast<unsigned char>(block[bytes - 1]) == 0xa5);
+    // Rounded up to whole 2 MiB (3 MiB -> 4 MiB; glibc may give a little more, never less) and
+    // advised: the mapping holding it is marked for huge pages.
+    const std::size_t whole = (bytes + kTwoMiB - 1) / kTwoMiB * kTwoMiB;
+    CHECK(malloc_usable_size(block) >= whole);
+    if (std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+      // From the first byte to the last of the whole 2 MiB pages (without the rounding, the last
+      // one's end lies outside the advised range).
+      const std::string first = vm_flags_at(block), last = vm_flags_at(block + whole - 1);
+      INFO("first byte: " << first << "; last byte of the whole 2 MiB: " << last);
+      CHECK(first.find(" hg ") != std::string::npos);
+      CHECK(last.find(" hg ") != std::string::npos);
+    } else {
+      WARN("this kernel has no transparent huge pages (no /sys/kernel/mm/transparent_hugepage): the advice is not checked");
+    }
     std::free(block);
   }
   // SIZE_MAX - 1 rounded up to a multiple of 2 MiB would wrap to 0 and give a tiny block; the
