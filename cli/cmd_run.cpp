@@ -31,8 +31,8 @@ po::options_description describe_run_options() {
       "CSV row per trial (--format csv, or --out FILE.csv).\n\nOptions");
   opts.add_options()
       ("help,h", "this help")
-      ("trials,n", po::value<int64_t>()->value_name("N"), "trials per variant (overrides the file; 1 to 100000000)")
-      ("seed,s", po::value<int64_t>()->value_name("S"), "scenario seed (overrides the file; >= 0)")
+      ("trials,n", po::value<int64_t>()->value_name("N"), "trials per variant (overrides the file, not with --set /trials; 1 to 100000000)")
+      ("seed,s", po::value<int64_t>()->value_name("S"), "scenario seed (overrides the file, not with --set /seed; >= 0)")
       ("set", po::value<std::vector<std::string>>()->composing()->value_name("PTR=VALUE"),
        "set the JSON pointer PTR of the scenario to VALUE (JSON, or a string when it is not "
        "JSON), e.g. --set /host/hz=1000; repeatable")
@@ -75,10 +75,10 @@ LoadOptions load_options(const po::variables_map& vm) {
   // same key would be listed in the table header and do nothing: refuse the pair.
   for (const SetPatch& p : lo.sets) {
     if (lo.trials >= 0 && p.pointer == "/trials")
-      throw InputError("--trials " + std::to_string(lo.trials) + " and --set /trials=" + p.value.dump() +
+      throw InputError("--trials " + std::to_string(lo.trials) + " and --set " + set_text(p) +
                        " both give the trial count: pass one of them");
     if (lo.seed >= 0 && p.pointer == "/seed")
-      throw InputError("--seed " + std::to_string(lo.seed) + " and --set /seed=" + p.value.dump() +
+      throw InputError("--seed " + std::to_string(lo.seed) + " and --set " + set_text(p) +
                        " both give the seed: pass one of them");
   }
   return lo;

@@ -88,7 +88,7 @@ Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptio
   check_operation_budget(sc, doc);
   warn_distribution_kernels(sc);
   sc.resolved = std::move(doc);  // the last use of doc (root refers to it no more)
-  for (const SetPatch& p : options.sets) sc.sets.push_back(p.pointer + "=" + p.value.dump());
+  for (const SetPatch& p : options.sets) sc.sets.push_back(set_text(p));
   return sc;
 }
 

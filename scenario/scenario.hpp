@@ -106,8 +106,8 @@ struct Scenario {
   uint64_t trials = 1;
   double probe_start_s = 0;     ///< the file's boot.probe_start_s (a variant may change it: Variant)
   nlohmann::ordered_json resolved;  ///< the document after --set and overrides (for outputs)
-  /// The --set patches applied, in order, as "PTR=VALUE" (VALUE as compact JSON): the table's
-  /// header lists them, so a table says what it ran.
+  /// The --set patches applied, in order, as "PTR=VALUE" (VALUE as the user wrote it, set_text):
+  /// the table's header lists them, so a table says what it ran.
   std::vector<std::string> sets;
   std::vector<Variant> variants;    ///< at least one; the first is the baseline
   /// What the loader accepted but looks wrong, each "FILE: POINTER: message" (the commands print
@@ -123,6 +123,10 @@ struct SetPatch {
 
 /// Parses "PTR=VALUE". Throws InputError ("--set ...: ...") when PTR is not a JSON pointer.
 SetPatch parse_set(const std::string& text);
+
+/// "PTR=VALUE" with VALUE as the user wrote it (5.10 stays 5.10, 1e3 stays 1e3), for messages and
+/// the table header; VALUE re-serialised for a patch parse_set did not read.
+std::string set_text(const SetPatch& set);
 
 /// Options applied on top of the file.
 struct LoadOptions {

@@ -236,9 +236,9 @@ const Section<Document>& document_section() {
               [](const JsonNode& n, Document& d) { d.name = read_label(n); }),
        K::string("description", dflt("\"\""), "free text", to(&Document::description)),
        fixed(K::integer("seed", 0, std::numeric_limits<int64_t>::max(), dflt("1"), "",
-                        "the seed of every random draw (`--seed` overrides)", to(&Document::seed))),
+                        "the seed of every random draw (`--seed` overrides; not both with `--set /seed`)", to(&Document::seed))),
        fixed(K::integer("trials", 1, static_cast<int64_t>(kMaxTrials), dflt("1"), "",
-                        "trials per variant (`--trials` overrides)", to(&Document::trials))),
+                        "trials per variant (`--trials` overrides; not both with `--set /trials`)", to(&Document::trials))),
        K::object("host", "object: `host`", "the host", host_section(),
                  +[](Document& d) -> HostParams& { return d.variant.host; },
                  [](const Node& n, HostParams&) {

@@ -34,6 +34,8 @@ std::string set_value_text(const SetPatch& set) {
 
 }  // namespace
 
+std::string set_text(const SetPatch& set) { return set.pointer + "=" + set_value_text(set); }
+
 SetPatch parse_set(const std::string& text) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos || text.empty() || text[0] != '/')

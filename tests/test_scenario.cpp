@@ -221,6 +221,11 @@ TEST_CASE("run refuses --trials with --set /trials, and --seed with --set /seed:
   const char* trials[] = {"nvmesim", "run", path.c_str(), "-n", "2", "--set", "/trials=7", "-q"};
   CHECK(cli_main(8, trials, out, err) == 2);
   CHECK_THAT(err.str(), Catch::Contains("--trials 2 and --set /trials=7 both give the trial count: pass one of them"));
+  // The value as written (the attack of stop 31: 1e3 came back as 1000.0).
+  std::ostringstream out1, err1;
+  const char* written[] = {"nvmesim", "run", path.c_str(), "-n", "2", "--set", "/trials=1e3", "-q"};
+  CHECK(cli_main(8, written, out1, err1) == 2);
+  CHECK_THAT(err1.str(), Catch::Contains("--trials 2 and --set /trials=1e3 both give"));
   std::ostringstream out2, err2;
   const char* seed[] = {"nvmesim", "run", path.c_str(), "--seed", "3", "--set", "/seed=4", "-q"};
   CHECK(cli_main(8, seed, out2, err2) == 2);

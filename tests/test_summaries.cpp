@@ -179,26 +179,48 @@ TEST_CASE("run: the table's header lists the --set patches it ran with", "[summa
   REQUIRE(shell(std::string(NVMESIM_BINARY) + " run '" + (d / "s.json").string() + "' > '" + plain + "'") == 0);
   REQUIRE(shell(std::string(NVMESIM_BINARY) + " run '" + (d / "s.json").string() +
                 "' --set /host/hz=1000 --set '/controllers/0/name=Disk 2' > '" + patched + "'") == 0);
-  // The header line, then one line per --set in order, VALUE as JSON (the string quoted), then
-  // the blank line before the columns.
+  // The header line, then one line per --set in order, VALUE as the user wrote it (the name
+  // unquoted, as typed; the attack of stop 31: JSON wrote 1e3 back as 1000.0), then the blank
+  // line before the columns.
   CHECK(slurp(plain).rfind("nvmesim " + std::string(nvmesim::kVersion) + ": sets, 1 trial per variant, seed 1\n\nvariant ", 0) == 0);
   CHECK(slurp(patched).rfind("nvmesim " + std::string(nvmesim::kVersion) + ": sets, 1 trial per variant, seed 1\n"
                              "  --set /host/hz=1000\n"
-                             "  --set /controllers/0/name=\"Disk 2\"\n\nvariant ", 0) == 0);
+                             "  --set /controllers/0/name=Disk 2\n\nvariant ", 0) == 0);
   // A long value is cut at 200 bytes, never inside a UTF-8 character (stop 30's attack printed a
-  // --set of any size whole). "/description=" is 13 bytes, then the JSON string: '"' (byte 13),
-  // 'x' (14), 150 x "é" (C3 A9 at bytes 15-16, ..., 313-314), '"' (315): 316 bytes. Byte 200 is
-  // an A9 ((200 - 15) is odd), so the cut is at 199: 92 "é" shown, 316 - 199 = 117 bytes left out.
+  // --set of any size whole). "/description=" is 13 bytes, then "xx" (13-14), then 150 x "é" (C3 A9
+  // at bytes 15-16, ..., 313-314): 315 bytes. Byte 200 is an A9 ((200 - 15) is odd), so the cut
+  // is at 199: "xx" and 92 "é" shown, 315 - 199 = 116 bytes left out.
   std::string e150;
   for (int i = 0; i < 150; ++i) e150 += "\xC3\xA9";
   const std::string longer = (d / "long.txt").string();
-  REQUIRE(shell(std::string(NVMESIM_BINARY) + " run '" + (d / "s.json").string() + "' --set '/description=x" + e150 +
+  REQUIRE(shell(std::string(NVMESIM_BINARY) + " run '" + (d / "s.json").string() + "' --set '/description=xx" + e150 +
                 "' > '" + longer + "'") == 0);
   std::string e92;
   for (int i = 0; i < 92; ++i) e92 += "\xC3\xA9";
   CHECK(slurp(longer).rfind("nvmesim " + std::string(nvmesim::kVersion) + ": sets, 1 trial per variant, seed 1\n"
-                            "  --set /description=\"x" + e92 +
-                            "... (117 more bytes; the JSON output's \"scenario\" holds the value whole)\n\nvariant ", 0) == 0);
+                            "  --set /description=xx" + e92 +
+                            "... (116 more bytes; the JSON output's \"scenario\" holds the value whole)\n\nvariant ", 0) == 0);
+  // The bound: "/description=" (13 bytes) and 187 'b' make 200 bytes, shown whole; 188 make 201,
+  // cut at 200 with 1 byte left out.
+  for (const size_t bs : {size_t{187}, size_t{188}}) {
+    const std::string at_bound = (d / ("bound" + std::to_string(bs) + ".txt")).string();
+    REQUIRE(shell(std::string(NVMESIM_BINARY) + " run '" + (d / "s.json").string() + "' --set '/description=" +
+                  std::string(bs, 'b') + "' > '" + at_bound + "'") == 0);
+    CHECK(slurp(at_bound).rfind("nvmesim " + std::string(nvmesim::kVersion) + ": sets, 1 trial per variant, seed 1\n"
+                                "  --set /description=" + std::string(187, 'b') +
+                                (bs == 187 ? "\n\nvariant "
+                                           : "... (1 more byte; the JSON output's \"scenario\" holds the value whole)\n\nvariant "),
+                                0) == 0);
+  }
+  // Nor inside a JSON escape the user wrote: '/description="' is 14 bytes, 184 x 'a' (14-197),
+  // then \u0001 at 198-203 and '"' at 204: 205 bytes. The cut at 200 would split the escape, so it
+  // is at 198: 205 - 198 = 7 bytes left out (the attack of stop 31 got "...aaaa\u0...").
+  const std::string escaped = (d / "escaped.txt").string();
+  REQUIRE(shell(std::string(NVMESIM_BINARY) + " run '" + (d / "s.json").string() + "' --set '/description=\"" +
+                std::string(184, 'a') + "\\u0001\"' > '" + escaped + "'") == 0);
+  CHECK(slurp(escaped).rfind("nvmesim " + std::string(nvmesim::kVersion) + ": sets, 1 trial per variant, seed 1\n"
+                             "  --set /description=\"" + std::string(184, 'a') +
+                             "... (7 more bytes; the JSON output's \"scenario\" holds the value whole)\n\nvariant ", 0) == 0);
   fs::remove_all(d);
 }
 
