@@ -10,6 +10,7 @@ Example:
   /usr/bin/python3 scripts/plot_timeline.py aws10.json --trial 0 --variant 1 -o trial0.png
 """
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,7 +36,7 @@ def plural(n, word):
 def add_args(ap):
     ap.add_argument("run", metavar="RUN.json", help="nvmesim run output (.json timeline with events)")
     ap.add_argument("--trial", type=int, required=True, metavar="K", help="trial index")
-    ap.add_argument("--variant", default="0", help="variant name, index, or a unique prefix of a name (default 0, the baseline)")
+    ap.add_argument("--variant", default="0", help="variant name, index (before a prefix), or a unique prefix of a name (default 0, the baseline)")
 
 
 def pick_trial(a):
@@ -43,16 +44,18 @@ def pick_trial(a):
     streaming: only that trial is kept), or InputProblem saying what to do."""
     info = plotlib.run_info(a.run)
     names = info["variants"]
+    # An exact name, else an index (ASCII digits: str.isdigit() takes "²", which int() refuses),
+    # else a unique prefix, as plot_probe.py's --real-variant takes it.
     prefixed = [n for n in names if n.startswith(a.variant)] if a.variant else []
     if a.variant in names:
         name = a.variant
-    elif a.variant.isdigit() and int(a.variant) < len(names):
+    elif re.fullmatch(r"[0-9]+", a.variant) and int(a.variant) < len(names):
         name = names[int(a.variant)]
-    elif len(prefixed) == 1:  # as plot_probe.py's --real-variant: a unique prefix names one
+    elif len(prefixed) == 1:
         name = prefixed[0]
     else:
         raise plotlib.InputProblem(f"--variant {a.variant!r}: "
-                                   + (f"the prefix of {len(prefixed)} variants" if prefixed else "no such variant")
+                                   + (f"names {len(prefixed)} variants" if prefixed else "no such variant")
                                    + "; variants: " + ", ".join(f"{i} {n!r}" for i, n in enumerate(names)))
     trial = plotlib.find_trial(a.run, name, a.trial)
     if trial is None:

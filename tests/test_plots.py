@@ -432,7 +432,12 @@ def main():
         run([PY, script, w("aws.json"), "--trial", "1", "--variant", "5.7", "-o", w("t57.svg")])
         assert check_image(w("t57.svg")) == check_image(w("t.svg")), "--variant 5.7 drew another plot than the full name"
         e = run([PY, script, w("aws.json"), "--trial", "0", "--variant", "5.", "-o", w("x.png")], expect=2)
-        assert "the prefix of 2 variants" in e.stderr, e.stderr
+        assert "names 2 variants" in e.stderr, e.stderr
+        # A prefix, not a part: "usleep" is inside "5.7 usleep_range(...)", at no start. Not a
+        # digit either: "²" passes str.isdigit() (the attack of stop 31: int() raised).
+        for not_one in ("usleep", "\u00b2"):
+            e = run([PY, script, w("aws.json"), "--trial", "0", "--variant", not_one, "-o", w("x.png")], expect=2)
+            assert "no such variant" in e.stderr, e.stderr
     elif a.script == "predict":
         # A shipped posterior (tests/data/fit/README.md: a small real fit of both AWS boots), read
         # by today's predict, and its prediction.
