@@ -71,16 +71,6 @@ LoadOptions load_options(const po::variables_map& vm) {
   }
   if (vm.count("set"))
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) lo.sets.push_back(parse_set(s));
-  // --trials and --seed replace the document's value after the --set patches, so a --set of the
-  // same key would be listed in the table header and do nothing: refuse the pair.
-  for (const SetPatch& p : lo.sets) {
-    if (lo.trials >= 0 && p.pointer == "/trials")
-      throw InputError("--trials " + std::to_string(lo.trials) + " and --set " + set_text(p) +
-                       " both give the trial count: pass one of them");
-    if (lo.seed >= 0 && p.pointer == "/seed")
-      throw InputError("--seed " + std::to_string(lo.seed) + " and --set " + set_text(p) +
-                       " both give the seed: pass one of them");
-  }
   return lo;
 }
 

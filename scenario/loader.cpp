@@ -49,6 +49,16 @@ Scenario load_unattributed(ojson doc, const std::string& source, const LoadOptio
   // The file's host.driver before the options (check_sets_reach_a_stage).
   const std::string file_driver = scenario_detail::host_driver_of(doc);
   written = scenario_detail::apply_set_patches(doc, options.sets, source);
+  // --trials and --seed replace the document's value after the --set patches, so a --set of the
+  // same key would be listed in the table header and do nothing: refuse the pair.
+  for (const SetPatch& p : options.sets) {
+    if (options.trials >= 0 && p.pointer == "/trials")
+      throw InputError("--trials " + std::to_string(options.trials) + " and --set " + set_text(p) +
+                       " both give the trial count: pass one of them");
+    if (options.seed >= 0 && p.pointer == "/seed")
+      throw InputError("--seed " + std::to_string(options.seed) + " and --set " + set_text(p) +
+                       " both give the seed: pass one of them");
+  }
   {
     // --trials and --seed replace the document's values, which are still checked with the same
     // bounds as the key table's (validate checks them; an option must not hide "trials": "abc").

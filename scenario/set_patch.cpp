@@ -133,7 +133,7 @@ void attribute_to_set(const InputError& e, const std::vector<SetPatch>& sets, co
       const std::string& at = i < written.size() ? written[i] : set.pointer;  // "/a/-" as the index it appended
       if (ptr == at || ptr.rfind(at + "/", 0) == 0)
         throw InputError(source, e.pointer(),
-                         e.message() + " (this value comes from --set " + set.pointer + "=" + set_value_text(set) + ")");
+                         e.message() + " (this value comes from --set " + set_text(set) + ")");
     }
   }
 }
