@@ -155,33 +155,34 @@ std::string paired_lines(const PairedReport& p) {
                     d.mean, d.min, d.max);
 }
 
+// One --set of the header, "PTR=VALUE" as typed: a value of thousands of bytes (a whole
+// controllers array) is cut at kSetShownBytes, never inside a UTF-8 character or a JSON escape
+// (\uXXXX, \" ...), with the count of what is left out; the JSON output holds it whole.
+std::string set_line(const std::string& set) {
+  constexpr size_t kSetShownBytes = 200;
+  if (set.size() <= kSetShownBytes) return terminal_text(set);
+  size_t cut = kSetShownBytes;
+  while (cut > 0 && (static_cast<unsigned char>(set[cut]) & 0xC0) == 0x80) --cut;
+  for (size_t i = 0; i < cut; ++i) {
+    if (set[i] != '\\') continue;
+    const size_t escape_bytes = i + 1 < set.size() && set[i + 1] == 'u' ? 6 : 2;
+    if (i + escape_bytes > cut) {
+      cut = i;
+      break;
+    }
+    i += escape_bytes - 1;
+  }
+  const size_t left_out = set.size() - cut;
+  return terminal_text(set.substr(0, cut)) + "... (" + std::to_string(left_out) + " more byte" +
+         (left_out == 1 ? "" : "s") + "; the JSON output's \"scenario\" holds the value whole)";
+}
+
 }  // namespace
 
 void print_table(std::ostream& os, const Scenario& sc, const RunReport& rep) {
   os << "nvmesim " << kVersion << ": " << terminal_text(sc.name.empty() ? sc.source : sc.name) << ", " << sc.trials
      << " trial" << (sc.trials == 1 ? "" : "s") << " per variant, seed " << sc.seed << "\n";
-  // Each --set on one line: a value of thousands of bytes (a whole controllers array) is cut at
-  // kSetShownBytes with the count of what is left out; the JSON output holds it whole.
-  constexpr size_t kSetShownBytes = 200;
-  for (const std::string& set : sc.sets) {
-    if (set.size() <= kSetShownBytes) os << "  --set " << terminal_text(set) << "\n";
-    else {
-      size_t cut = kSetShownBytes;
-      while (cut > 0 && (static_cast<unsigned char>(set[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-      for (size_t i = 0; i < cut; ++i) {  // nor inside a JSON escape (\uXXXX, \" ...) the user wrote
-        if (set[i] != '\\') continue;
-        const size_t escape_bytes = i + 1 < set.size() && set[i + 1] == 'u' ? 6 : 2;
-        if (i + escape_bytes > cut) {
-          cut = i;
-          break;
-        }
-        i += escape_bytes - 1;
-      }
-      const size_t left_out = set.size() - cut;
-      os << "  --set " << terminal_text(set.substr(0, cut)) << "... (" << left_out << " more byte"
-         << (left_out == 1 ? "" : "s") << "; the JSON output's \"scenario\" holds the value whole)\n";
-    }
-  }
+  for (const std::string& set : sc.sets) os << "  --set " << set_line(set) << "\n";
   os << "\n";
   size_t w = 8;
   for (const auto& v : rep.variants) w = std::max(w, columns(terminal_text(v.name)));
