@@ -178,6 +178,20 @@ TEST_CASE("model timing: a CSTS read right behind a CC.EN=1 write does not overt
   b.checks.verify(4 * 4);
 }
 
+// Clears host memory and puts a Set Features (Number of Queues, 4 asked) with command id `cid`
+// into the admin SQ at 0x1000 (program_admin_queue's ASQ), its first entry.
+namespace {
+void put_set_features_sqe(Bench& b, uint16_t cid) {
+  b.mem.bytes.fill(0);
+  uint8_t* sqe = b.mem.bytes.data() + 0x1000;
+  sqe[0] = regs::opcode::kSetFeatures;
+  sqe[2] = static_cast<uint8_t>(cid & 0xFF);
+  sqe[3] = static_cast<uint8_t>(cid >> 8);
+  regs::put_le32(sqe + 40, 0x07);        // FID 07h Number of Queues
+  regs::put_le32(sqe + 44, 0x00030003);  // NSQR = NCQR = 3 (0's based: 4 each)
+}
+}  // namespace
+
 TEST_CASE("model timing: an admin command - doorbell then SQE fetch - processing - CQE and MSI-X", "[model][systemc]") {
   // Enabled as above (latency 0), the host puts a Set Features (Number of Queues, 4 asked, 2
   // granted) into the SQ at 0x1000 and writes SQ0 tail = 1 at 20000000. Set Features takes 5 us.
@@ -214,13 +228,7 @@ TEST_CASE("model timing: an admin command - doorbell then SQE fetch - processing
     for (int k = 0; k < 4; ++k) {
       const Want& w = kWant[k];
       b.begin(k, kConfigs[k], 0);
-      b.mem.bytes.fill(0);
-      uint8_t* sqe = b.mem.bytes.data() + 0x1000;
-      sqe[0] = regs::opcode::kSetFeatures;
-      sqe[2] = kCid & 0xFF;
-      sqe[3] = kCid >> 8;
-      regs::put_le32(sqe + 40, 0x07);        // FID 07h Number of Queues
-      regs::put_le32(sqe + 44, 0x00030003);  // NSQR = NCQR = 3 (0's based: 4 each)
+      put_set_features_sqe(b, kCid);
       b.program_admin_queue();
       b.host.wait_until(b.t0 + 10'000'000);
       b.host.write32(regs::kCc, kCcEnable);
@@ -296,13 +304,7 @@ TEST_CASE("model timing: off the bus (faults.all_ones) at the CQE's and the MSI-
       b.cp.faults.all_ones = AllOnesWindow{true, c.from_ps, c.for_ps};
       b.ctrl.begin_trial(&b.cp, 1, static_cast<uint64_t>(k), &b.rec);  // again, with the window (same time)
       b.tag = std::string(c.what) + ": ";
-      b.mem.bytes.fill(0);
-      uint8_t* sqe = b.mem.bytes.data() + 0x1000;
-      sqe[0] = regs::opcode::kSetFeatures;
-      sqe[2] = kCid & 0xFF;
-      sqe[3] = kCid >> 8;
-      regs::put_le32(sqe + 40, 0x07);
-      regs::put_le32(sqe + 44, 0x00030003);
+      put_set_features_sqe(b, kCid);
       b.program_admin_queue();
       b.host.wait_until(b.t0 + 10'000'000);
       b.host.write32(regs::kCc, kCcEnable);
